@@ -1,0 +1,45 @@
+# topics_crawler — quick start: `make demo`, then `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: venv system-deps demo test lint typecheck unit fixtures bench clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+# Debian packages the browser and distributed tests need (chromium, redis-server).
+system-deps:
+	@bash scripts/system-deps.sh
+
+demo: venv
+	$(PY) -m tests.site.demo --out data/demo
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: venv
+	$(VENV)/bin/mypy
+
+unit: venv
+	$(VENV)/bin/pytest -m "not integration and not browser and not slow"
+
+test: venv system-deps lint typecheck
+	$(VENV)/bin/pytest
+
+fixtures: venv
+	$(PY) -m tests.fixture_cases --regenerate
+
+bench: venv
+	$(PY) -m bench.run_all
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info

@@ -1,0 +1,30 @@
+"""Shared pytest fixtures: the real captures folder and a frozen clock."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.fixture_cases import real_pages_dir
+
+#: The frozen "now" of every parser test (cards say "1d ago" relative to it).
+FROZEN_NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="session")
+def real_pages() -> Path:
+    """Folder of the real Medium captures; skips the test when it is absent."""
+    folder = real_pages_dir()
+    if not folder.is_dir():
+        pytest.skip(
+            f"real Medium captures not found at {folder} "
+            "(set TOPICS_CRAWLER_PAGES to the medium-pages folder)"
+        )
+    return folder
+
+
+@pytest.fixture
+def frozen_now() -> datetime:
+    return FROZEN_NOW

@@ -1,0 +1,87 @@
+"""Page parsers: a fetched page (bytes or text + URL) in, items and links out.
+
+Nothing here knows about spiders, requests or settings. :func:`parse_page`
+detects the kind of page and never raises: a parser failure becomes an entry
+in :attr:`PageResult.errors`, so a broken page is counted and logged, not lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from topics_crawler.pages._document import Document
+from topics_crawler.pages._result import PageKind, PageResult, pick, unique_links
+from topics_crawler.pages.author import parse_author
+from topics_crawler.pages.feed import parse_feed
+from topics_crawler.pages.json_payload import parse_json
+from topics_crawler.pages.publication import parse_publication
+from topics_crawler.pages.story import parse_story
+from topics_crawler.pages.tag import parse_tag
+from topics_crawler.urls import classify_url
+
+__all__ = [
+    "Document",
+    "PageKind",
+    "PageResult",
+    "detect_kind",
+    "parse_page",
+    "pick",
+    "unique_links",
+]
+
+_JSON_STARTS = ("])}while(1);", "{", "[")
+
+
+def detect_kind(doc: Document) -> PageKind:
+    """Kind of page from its content first (JSON, feed), then its URL, then its meta tags."""
+    head = doc.text[:512].lstrip().lstrip("\ufeff")
+    if head.startswith(_JSON_STARTS):
+        return "json"
+    if head.startswith("<?xml") or "<rss" in head[:300]:
+        return "feed"
+    link = classify_url(doc.url)
+    if link is not None:
+        return "tag" if link.kind == "tag" else link.kind
+    if "/topic/" in doc.url:
+        return "tag"
+    og_type = doc.meta.get("og:type", "")
+    if og_type == "article":
+        return "story"
+    if og_type == "profile":
+        return "author"
+    return "unknown"
+
+
+PARSERS: dict[PageKind, Callable[[Document], PageResult]] = {
+    "story": parse_story,
+    "author": parse_author,
+    "publication": parse_publication,
+    "tag": parse_tag,
+    "feed": parse_feed,
+    "json": parse_json,
+}
+
+
+def parse_page(
+    body: bytes | str,
+    url: str,
+    *,
+    kind: PageKind | None = None,
+    scraped_at: datetime | None = None,
+    encoding: str | None = None,
+) -> PageResult:
+    """Parse one page. ``kind`` skips detection. Never raises for bad input."""
+    doc = Document(body, url, scraped_at=scraped_at, encoding=encoding)
+    page_kind = kind or detect_kind(doc)
+    parser = PARSERS.get(page_kind)
+    if parser is None:
+        return PageResult(kind="unknown", url=url, errors=["unknown page kind"])
+    try:
+        result = parser(doc)
+    except Exception as exc:  # a parser bug must not crash the crawl
+        return PageResult(kind=page_kind, url=url, errors=[*doc.errors, f"parser crashed: {exc!r}"])
+    for reason in doc.errors:
+        if reason not in result.errors:
+            result.errors.append(reason)
+    return result

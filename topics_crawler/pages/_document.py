@@ -1,0 +1,169 @@
+"""One fetched page, with every data layer exposed lazily.
+
+A :class:`Document` is built from the bytes (or text) of a page and its URL;
+parsers read what they need from it: the lxml tree, meta tags, JSON-LD
+objects, the Apollo state or the legacy embedded JSON. Decoding problems are
+recorded in :attr:`Document.errors` instead of raised.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import Any
+
+import lxml.html
+from lxml import etree
+
+from topics_crawler.normalize import format_timestamp
+from topics_crawler.pages._state import (
+    ApolloState,
+    StateError,
+    find_apollo_state,
+    find_legacy_state,
+)
+
+
+def decode_body(body: bytes | str, encoding: str | None = None) -> str:
+    """Text of a page body: the declared encoding, else UTF-8, never raising."""
+    if isinstance(body, str):
+        return body
+    for candidate in (encoding, "utf-8"):
+        if not candidate:
+            continue
+        try:
+            return body.decode(candidate)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return body.decode("utf-8", errors="replace")
+
+
+class Document:
+    """A page (HTML, JSON or XML) plus its URL and fetch time."""
+
+    def __init__(
+        self,
+        body: bytes | str,
+        url: str,
+        *,
+        scraped_at: datetime | None = None,
+        encoding: str | None = None,
+    ) -> None:
+        self.url = url
+        self.text = decode_body(body, encoding)
+        self.now = scraped_at or datetime.now(UTC)
+        self.scraped_at = format_timestamp(self.now)
+        self.errors: list[str] = []
+
+    def error(self, reason: str) -> None:
+        """Record a problem with this page (reported as ``parse/errors/<kind>``)."""
+        if reason not in self.errors:
+            self.errors.append(reason)
+
+    @cached_property
+    def tree(self) -> lxml.html.HtmlElement | None:
+        """The parsed HTML tree, or None for an empty / unparseable body."""
+        if not self.text.strip():
+            self.error("empty body")
+            return None
+        try:
+            return lxml.html.fromstring(self.text)
+        except (etree.ParserError, ValueError) as exc:
+            try:  # lxml refuses str with an encoding declaration
+                return lxml.html.fromstring(self.text.encode("utf-8"))
+            except (etree.ParserError, ValueError):
+                self.error(f"unparseable HTML: {exc}")
+                return None
+
+    def xpath(self, query: str) -> list[Any]:
+        """XPath results on the tree; empty when there is no tree."""
+        tree = self.tree
+        if tree is None:
+            return []
+        try:
+            return list(tree.xpath(query))
+        except etree.XPathError:
+            return []
+
+    def css(self, selector: str) -> list[lxml.html.HtmlElement]:
+        """Elements matching a CSS selector; empty when there is no tree."""
+        tree = self.tree
+        if tree is None:
+            return []
+        return list(tree.cssselect(selector))
+
+    @cached_property
+    def meta(self) -> dict[str, str]:
+        """Meta tags by ``property``/``name`` (first occurrence wins).
+
+        Some re-serialised captures write ``value=`` instead of ``content=``.
+        """
+        found: dict[str, str] = {}
+        for element in self.xpath("//meta"):
+            key = element.get("property") or element.get("name") or element.get("itemprop")
+            content = element.get("content")
+            if content is None:
+                content = element.get("value")
+            if key and content is not None and key not in found:
+                found[key] = content
+        return found
+
+    @cached_property
+    def canonical_link(self) -> str | None:
+        """``<link rel="canonical">`` href, if any."""
+        for element in self.xpath("//link[@rel='canonical'][@href]"):
+            return str(element.get("href"))
+        return None
+
+    @cached_property
+    def json_ld(self) -> list[dict[str, Any]]:
+        """Every JSON-LD object on the page (``@graph`` members flattened)."""
+        objects: list[dict[str, Any]] = []
+        for script in self.xpath("//script[@type='application/ld+json']"):
+            raw = (script.text or "").strip()
+            if raw.startswith("<![CDATA["):
+                raw = raw[len("<![CDATA[") :].removesuffix("]]>").strip()
+            if not raw:
+                continue
+            try:
+                value = json.loads(raw)
+            except json.JSONDecodeError:
+                self.error("broken JSON-LD")
+                continue
+            for obj in value if isinstance(value, list) else [value]:
+                if isinstance(obj, dict):
+                    graph = obj.get("@graph")
+                    if isinstance(graph, list):
+                        objects.extend(o for o in graph if isinstance(o, dict))
+                    else:
+                        objects.append(obj)
+        return objects
+
+    def json_ld_of(self, *types: str) -> dict[str, Any] | None:
+        """First JSON-LD object whose ``@type`` is one of ``types``."""
+        for obj in self.json_ld:
+            kind = obj.get("@type")
+            kinds = kind if isinstance(kind, list) else [kind]
+            if any(k in types for k in kinds):
+                return obj
+        return None
+
+    @cached_property
+    def apollo(self) -> ApolloState | None:
+        """The Apollo cache of a 2019+ page, or None (broken state is recorded)."""
+        try:
+            data = find_apollo_state(self.text)
+        except StateError as exc:
+            self.error(f"broken Apollo state: {exc}")
+            return None
+        return ApolloState(data) if data is not None else None
+
+    @cached_property
+    def legacy(self) -> dict[str, Any] | None:
+        """The ``{value, references}`` payload of a 2015–2018 page, or None."""
+        try:
+            return find_legacy_state(self.text)
+        except StateError as exc:
+            self.error(f"broken legacy state: {exc}")
+            return None

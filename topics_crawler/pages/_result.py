@@ -1,0 +1,64 @@
+"""What a page parser returns, and the picker that combines extraction layers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from topics_crawler.items import Item, is_empty
+from topics_crawler.urls import MediumLink
+
+PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "unknown"]
+
+
+def pick(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Combine extraction layers, best first: each field takes the first non-empty value.
+
+    Layers are plain mappings of item field → value (embedded state, JSON-LD,
+    meta tags, DOM hooks …); a layer that lacks a field simply has no key.
+    """
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            if key not in merged and not is_empty(value):
+                merged[key] = value
+    return merged
+
+
+@dataclass
+class PageResult:
+    """Items and links found on one page, plus what went wrong.
+
+    ``errors`` are reasons recorded while parsing (broken state JSON, not a
+    Medium page, truncated body…); each is counted as ``parse/errors/<kind>``
+    and logged with the URL by the spider. ``missing`` names fields that a page
+    of this kind should carry but did not.
+    """
+
+    kind: PageKind
+    url: str
+    items: list[Item] = field(default_factory=list)
+    links: list[MediumLink] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    def links_of(self, kind: str) -> list[MediumLink]:
+        """Links of one kind (``story``, ``author``, ``publication``, ``tag``), page order."""
+        return [link for link in self.links if link.kind == kind]
+
+    def items_of(self, item_type: str) -> list[Item]:
+        """Items of one ``item_type`` in the order found."""
+        return [item for item in self.items if item.item_type == item_type]
+
+
+def unique_links(links: Iterable[MediumLink | None]) -> list[MediumLink]:
+    """Links without duplicates (by kind and key), first occurrence kept."""
+    seen: set[tuple[str, str]] = set()
+    out: list[MediumLink] = []
+    for link in links:
+        if link is None or (link.kind, link.key) in seen:
+            continue
+        seen.add((link.kind, link.key))
+        out.append(link)
+    return out

@@ -1,0 +1,202 @@
+"""Medium URL rules: canonical form, post ids, and what kind of page a link points to.
+
+Links are recognised by URL pattern, never by CSS class, so a redesign of
+Medium's markup does not blind the crawler.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
+
+MEDIUM_HOST = "medium.com"
+MEDIUM_ROOT = "https://medium.com"
+MAX_URL_LENGTH = 2048
+
+LinkKind = Literal["story", "author", "publication", "tag"]
+
+#: A post id: lowercase hex, 10 to 12 characters (10 and 11 in older posts).
+POST_ID_RE = re.compile(r"^[0-9a-f]{10,12}$")
+_SLUG_ID_RE = re.compile(r"-([0-9a-f]{10,12})$")
+_APP_LINK_RE = re.compile(r"^medium://p/([0-9a-f]{10,12})$")
+_USERNAME_RE = re.compile(r"^@([A-Za-z0-9_.\-]{1,64})$")
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-_]{0,99}$")
+
+#: First path segments on medium.com that are Medium's own pages, not publications.
+RESERVED_SEGMENTS = frozenset(
+    {
+        "_",
+        "about",
+        "creators",
+        "feed",
+        "jobs-at-medium",
+        "m",
+        "me",
+        "membership",
+        "new-story",
+        "p",
+        "plans",
+        "policy",
+        "search",
+        "signin",
+        "tag",
+        "topic",
+        "topics",
+        "tags",
+        "privacy-policy",
+        "verified-authors",
+        "partner-program",
+        "business",
+        "explore-topics",
+        "mastodon",
+        "sitemap",
+        "help",
+        "upgrade",
+        "settings",
+    }
+)
+#: Subdomains of medium.com that are Medium's own services, not users or publications.
+RESERVED_SUBDOMAINS = frozenset(
+    {"www", "help", "blog", "policy", "cdn-images-1", "miro", "cdn-static-1", "glyph", "api"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MediumLink:
+    """A link recognised as a Medium entity.
+
+    ``key`` is the post id (story), username (author), slug or host
+    (publication) or tag slug (tag); ``url`` is the canonical URL.
+    """
+
+    kind: LinkKind
+    key: str
+    url: str
+
+
+def is_medium_host(host: str, custom_domains: Iterable[str] = ()) -> bool:
+    """True for medium.com, its subdomains and the given publication custom domains."""
+    host = host.lower().rstrip(".")
+    if host.startswith("www."):
+        host = host[4:]
+    if host == MEDIUM_HOST or host.endswith("." + MEDIUM_HOST):
+        return host.split(".")[0] not in RESERVED_SUBDOMAINS or host == MEDIUM_HOST
+    return host in {d.lower() for d in custom_domains}
+
+
+def canonical_url(url: str, base: str | None = None) -> str | None:
+    """Canonical form of ``url``: https, lowercase host without ``www.``, no query,
+    no fragment, no trailing slash. Relative URLs resolve against ``base``.
+
+    Returns None for URLs that are not http(s), have no host, or are absurdly long.
+    """
+    if not url or len(url) > MAX_URL_LENGTH:
+        return None
+    url = url.strip()
+    if base:
+        url = urljoin(base, url)
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = parts.hostname.lower().rstrip(".")
+    if host.startswith("www."):
+        host = host[4:]
+    if parts.port and parts.port not in (80, 443):
+        host = f"{host}:{parts.port}"
+    path = re.sub(r"/{2,}", "/", parts.path or "/")
+    if len(path) > 1:
+        path = path.rstrip("/")
+    return urlunsplit(("https", host, path, "", ""))
+
+
+def post_id_from_url(url: str) -> str | None:
+    """Medium post id in a story URL (``…-c9700a7cf36d``, ``/p/<id>``, ``medium://p/<id>``)."""
+    if not url:
+        return None
+    app = _APP_LINK_RE.match(url.strip())
+    if app:
+        return app.group(1)
+    path = urlsplit(url.strip()).path.rstrip("/")
+    segments = [s for s in path.split("/") if s]
+    if len(segments) >= 2 and segments[-2] == "p" and POST_ID_RE.match(segments[-1]):
+        return segments[-1]
+    if segments:
+        match = _SLUG_ID_RE.search(unquote(segments[-1]))
+        if match:
+            return match.group(1)
+    return None
+
+
+def classify_url(
+    url: str, base: str | None = None, custom_domains: Iterable[str] = ()
+) -> MediumLink | None:
+    """What Medium entity ``url`` points to, or None when it is not one we follow.
+
+    Recognised shapes (host medium.com unless said otherwise):
+
+    * ``/tag/<slug>`` (and ``/tag/<slug>/latest``, ``/archive``…) → tag
+    * ``/@user`` → author; ``/@user/<slug>-<id>`` → story; ``/p/<id>`` → story
+    * ``/<pub>`` → publication; ``/<pub>/<slug>-<id>`` → story
+    * ``<name>.medium.com/<slug>-<id>`` and ``<custom-domain>/<slug>-<id>`` → story
+    * ``<custom-domain>/`` → publication (only for the given custom domains)
+    """
+    canonical = canonical_url(url, base)
+    if canonical is None:
+        return None
+    parts = urlsplit(canonical)
+    host = parts.netloc
+    if not is_medium_host(host.split(":")[0], custom_domains):
+        return None
+    segments = [unquote(s) for s in parts.path.split("/") if s]
+    on_root = host == MEDIUM_HOST
+    post_id = post_id_from_url(canonical)
+
+    if on_root and segments:
+        head = segments[0]
+        if head == "tag" and len(segments) >= 2 and _SLUG_RE.match(segments[1].lower()):
+            slug = segments[1].lower()
+            return MediumLink("tag", slug, f"{MEDIUM_ROOT}/tag/{slug}")
+        if head == "p" and len(segments) == 2 and post_id:
+            return MediumLink("story", post_id, canonical)
+        user = _USERNAME_RE.match(head)
+        if user:
+            if len(segments) == 1:
+                name = user.group(1)
+                return MediumLink("author", name.lower(), f"{MEDIUM_ROOT}/@{name}")
+            if len(segments) == 2 and post_id:
+                return MediumLink("story", post_id, canonical)
+            return None
+        if head.lower() in RESERVED_SEGMENTS or not _SLUG_RE.match(head.lower()):
+            return None
+        if len(segments) == 1:
+            slug = head.lower()
+            return MediumLink("publication", slug, f"{MEDIUM_ROOT}/{slug}")
+        if len(segments) == 2 and post_id:
+            return MediumLink("story", post_id, canonical)
+        return None
+    if not on_root:
+        if len(segments) == 1 and post_id:
+            return MediumLink("story", post_id, canonical)
+        if not segments and not host.endswith("." + MEDIUM_HOST):
+            return MediumLink("publication", host, canonical)
+    return None
+
+
+def tag_url(slug: str) -> str:
+    """Canonical tag page URL for a tag slug."""
+    return f"{MEDIUM_ROOT}/tag/{slug.strip().lower()}"
+
+
+def author_url(username: str) -> str:
+    """Canonical profile URL for a username (with or without ``@``)."""
+    return f"{MEDIUM_ROOT}/@{username.lstrip('@')}"
+
+
+def publication_url(slug: str, domain: str | None = None) -> str:
+    """Canonical home URL of a publication: its custom domain when it has one."""
+    if domain:
+        return f"https://{domain.lower()}"
+    return f"{MEDIUM_ROOT}/{slug.lower()}"
