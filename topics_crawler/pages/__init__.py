@@ -21,6 +21,7 @@ from topics_crawler.pages.tag import parse_tag
 from topics_crawler.urls import classify_url
 
 __all__ = [
+    "PARSERS",
     "Document",
     "PageKind",
     "PageResult",

@@ -1,0 +1,44 @@
+"""Print the items of one saved page as JSON lines (kind detected from URL and content)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from topics_crawler.cli._errors import CliError
+from topics_crawler.items import item_to_dict
+from topics_crawler.pages import PARSERS, parse_page
+from topics_crawler.urls import canonical_url
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("page_file", type=Path, help="saved page (HTML, JSON or RSS)")
+    parser.add_argument("--url", required=True, help="the URL the page was fetched from")
+    parser.add_argument(
+        "--kind", choices=sorted(PARSERS), help="page kind (default: detect from URL and content)"
+    )
+    parser.add_argument("--links", action="store_true", help="also print the links found")
+
+
+def run(args: argparse.Namespace) -> int:
+    if canonical_url(args.url) is None:
+        raise CliError(f"--url {args.url!r} is not an http(s) URL")
+    try:
+        body = args.page_file.read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read {args.page_file}: {exc.strerror or exc}") from exc
+    result = parse_page(body, args.url, kind=args.kind)
+    if result.kind == "unknown":
+        raise CliError(f"{args.page_file}: unknown page kind (give --kind)")
+    for item in result.items:
+        print(json.dumps(item_to_dict(item), ensure_ascii=False))
+    if args.links:
+        for link in result.links:
+            print(json.dumps({"link": link.kind, "key": link.key, "url": link.url}))
+    for reason in result.errors:
+        print(f"warning: {args.page_file}: {reason}", file=sys.stderr)
+    if not result.items:
+        raise CliError(f"{args.page_file}: no items found ({'; '.join(result.errors) or 'empty'})")
+    return 0
