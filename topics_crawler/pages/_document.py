@@ -23,6 +23,7 @@ from topics_crawler.pages._state import (
     find_apollo_state,
     find_legacy_state,
 )
+from topics_crawler.urls import MEDIUM_HOST, MediumLink, classify_url
 
 
 def decode_body(body: bytes | str, encoding: str | None = None) -> str:
@@ -167,3 +168,31 @@ class Document:
         except StateError as exc:
             self.error(f"broken legacy state: {exc}")
             return None
+
+    @cached_property
+    def medium_domains(self) -> frozenset[str]:
+        """Custom domains that this page's own state declares as Medium publications."""
+        domains: set[str] = set()
+        apollo = self.apollo
+        if apollo is not None:
+            for typename in ("Collection", "Publication"):
+                for _key, entity in apollo.entities(typename):
+                    domains.add(str(entity.get("domain") or ""))
+        legacy = self.legacy
+        if legacy is not None:
+            references = legacy.get("references")
+            collections = references.get("Collection") if isinstance(references, dict) else None
+            if isinstance(collections, dict):
+                for collection in collections.values():
+                    if isinstance(collection, dict):
+                        domains.add(str(collection.get("domain") or ""))
+        return frozenset(
+            d.lower()
+            for d in domains
+            if d and d != MEDIUM_HOST and not d.endswith("." + MEDIUM_HOST)
+        )
+
+    def classify(self, href: str) -> MediumLink | None:
+        """:func:`~topics_crawler.urls.classify_url` of a link on this page: relative links
+        resolve against the page URL, and the page's declared custom domains count as Medium."""
+        return classify_url(href, base=self.url, custom_domains=self.medium_domains)
