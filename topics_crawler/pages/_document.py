@@ -26,6 +26,10 @@ from topics_crawler.pages._state import (
 from topics_crawler.urls import MEDIUM_HOST, MediumLink, classify_url
 
 
+def _is_medium_domain(host: str) -> bool:
+    return host == MEDIUM_HOST or host.endswith("." + MEDIUM_HOST)
+
+
 def decode_body(body: bytes | str, encoding: str | None = None) -> str:
     """Text of a page body: the declared encoding, else UTF-8, never raising."""
     if isinstance(body, str):
