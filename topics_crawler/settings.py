@@ -38,6 +38,7 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4
 # items keep canonical https://medium.com URLs.
 MEDIUM_BASE_URL = os.environ.get("MEDIUM_BASE_URL", "https://medium.com")
 
+REQUEST_FINGERPRINTER_CLASS = "topics_crawler.fingerprint.CanonicalUrlFingerprinter"
 DOWNLOADER_MIDDLEWARES = {
     "topics_crawler.middlewares.mirror.MediumMirrorMiddleware": 950,
 }

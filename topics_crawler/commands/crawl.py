@@ -1,0 +1,36 @@
+"""``scrapy crawl`` that rejects bad spider arguments with one line and exit status 2.
+
+Spiders may define a ``check_arguments(**spider_args)`` class method raising
+``ValueError``; it runs before the crawler starts, so a typo in ``-a`` never
+shows a traceback or half-starts a crawl.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+
+if TYPE_CHECKING:
+    import argparse
+
+ARGUMENT_ERROR_EXIT = 2
+
+
+class Command(ScrapyCrawlCommand):
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) == 1 and self.crawler_process is not None:
+            try:
+                spider_cls = self.crawler_process.spider_loader.load(args[0])
+            except KeyError:
+                spider_cls = None  # the base command reports unknown spiders
+            check = getattr(spider_cls, "check_arguments", None)
+            if check is not None:
+                try:
+                    check(**opts.spargs)
+                except ValueError as exc:
+                    print(f"scrapy crawl {args[0]}: error: {exc}", file=sys.stderr)
+                    self.exitcode = ARGUMENT_ERROR_EXIT
+                    return
+        super().run(args, opts)

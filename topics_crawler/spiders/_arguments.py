@@ -1,0 +1,113 @@
+"""Spider arguments (``-a name=value``) parsed and checked once, into :class:`CrawlOptions`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from topics_crawler.urls import classify_url, tag_url
+
+FOLLOW_CHOICES = ("stories", "authors", "publications")
+_TAG_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-]{0,99}$")
+
+
+class SpiderArgumentError(ValueError):
+    """A spider argument is missing or malformed; the message names it."""
+
+
+@dataclass(frozen=True)
+class CrawlOptions:
+    """What one ``topics`` crawl is asked to do."""
+
+    tag_urls: dict[str, str]
+    """Tag slug → canonical tag page URL, in the order given."""
+    max_stories: int | None = None
+    """Stories taken per tag page (None: all the page lists)."""
+    follow: frozenset[str] = field(default_factory=lambda: frozenset(FOLLOW_CHOICES))
+    """Which links to follow: ``stories``, ``authors``, ``publications``."""
+    ignored: dict[str, Any] = field(default_factory=dict)
+    """Arguments the spider does not know (reported in the log, never fatal)."""
+
+    @classmethod
+    def from_arguments(
+        cls,
+        tags: str | None = None,
+        start_urls: str | list[str] | None = None,
+        max_stories: str | int | None = None,
+        follow: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> CrawlOptions:
+        tag_urls = {**_parse_tags(tags), **_parse_start_urls(start_urls)}
+        if not tag_urls:
+            raise SpiderArgumentError(
+                "give at least one tag: -a tags=distributed-training,machine-learning "
+                "or -a start_urls=https://medium.com/tag/<slug>"
+            )
+        ignored = {k: v for k, v in (extra or {}).items() if not k.startswith("_")}
+        return cls(
+            tag_urls=tag_urls,
+            max_stories=_parse_max_stories(max_stories),
+            follow=_parse_follow(follow),
+            ignored=ignored,
+        )
+
+
+def _split(value: str | list[str] | None) -> list[str]:
+    if value is None:
+        return []
+    parts = value if isinstance(value, list) else re.split(r"[,\s]+", value)
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+def _parse_tags(tags: str | None) -> dict[str, str]:
+    result = {}
+    for raw in _split(tags):
+        slug = raw.lower()
+        if not _TAG_SLUG_RE.match(slug):
+            raise SpiderArgumentError(
+                f"tags: {raw!r} is not a tag slug (lowercase letters, digits and '-', "
+                "as in medium.com/tag/<slug>)"
+            )
+        result[slug] = tag_url(slug)
+    return result
+
+
+def _parse_start_urls(start_urls: str | list[str] | None) -> dict[str, str]:
+    result = {}
+    for raw in _split(start_urls):
+        link = classify_url(raw)
+        if link is None or link.kind != "tag":
+            raise SpiderArgumentError(
+                f"start_urls: {raw!r} is not a Medium tag page URL (https://medium.com/tag/<slug>)"
+            )
+        result[link.key] = link.url
+    return result
+
+
+def _parse_max_stories(value: str | int | None) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise SpiderArgumentError(f"max_stories: {value!r} is not a whole number") from None
+    if number <= 0:
+        raise SpiderArgumentError(f"max_stories: must be 1 or more, got {number}")
+    return number
+
+
+def _parse_follow(value: str | None) -> frozenset[str]:
+    if value is None:
+        return frozenset(FOLLOW_CHOICES)
+    chosen = {v.lower() for v in _split(value)}
+    if chosen in ({"none"}, set()):
+        return frozenset()
+    unknown = sorted(chosen - set(FOLLOW_CHOICES))
+    if unknown:
+        raise SpiderArgumentError(
+            f"follow: unknown value(s) {', '.join(unknown)}; choose from "
+            f"{','.join(FOLLOW_CHOICES)} or none"
+        )
+    return frozenset(chosen)

@@ -1,0 +1,185 @@
+"""The ``topics`` spider: tag pages → stories, authors and publications.
+
+Thin by design: it turns arguments into start requests, hands every response
+to :func:`topics_crawler.pages.parse_page`, yields the items and follows the
+links the page parser found. What a listing card or a story page already knew
+about an entity travels with the request to that entity's own page, fills the
+gaps there, and is yielded as it is if that page cannot be fetched.
+
+    scrapy crawl topics -a tags=distributed-training,machine-learning -O out.jsonl
+    scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
+    scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from scrapy import Request, Spider
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
+from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
+from topics_crawler.pages import PageKind, PageResult, parse_page
+from topics_crawler.spiders._arguments import CrawlOptions
+from topics_crawler.urls import MEDIUM_HOST, MediumLink
+
+_FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
+
+
+class TopicsSpider(Spider):
+    """Crawl Medium tag pages and the stories, authors and publications they list."""
+
+    name = "topics"
+
+    def __init__(
+        self,
+        tags: str | None = None,
+        start_urls: str | list[str] | None = None,
+        max_stories: str | int | None = None,
+        follow: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__()
+        self.options = CrawlOptions.from_arguments(
+            tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs
+        )
+        self.requested: set[tuple[str, str]] = set()
+
+    @classmethod
+    def check_arguments(cls, **spider_args: Any) -> None:
+        """Raise :class:`SpiderArgumentError` (a ``ValueError``) for bad ``-a`` arguments."""
+        known = ("tags", "start_urls", "max_stories", "follow")
+        extra = {k: v for k, v in spider_args.items() if k not in known}
+        CrawlOptions.from_arguments(
+            **{k: v for k, v in spider_args.items() if k in known}, extra=extra
+        )
+
+    async def start(self) -> AsyncIterator[Request]:
+        if self.options.ignored:
+            names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
+            self.logger.warning("Ignoring unknown spider arguments: %s", names)
+            self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
+        for slug, url in self.options.tag_urls.items():
+            self.requested.add(("tag", slug))
+            yield Request(url, callback=self.parse_tag, errback=self.on_error, cb_kwargs={})
+
+    # --- callbacks ---------------------------------------------------------------
+
+    def parse_tag(self, response: Response) -> Iterator[Item | Request]:
+        result = self.parse_response(response, "tag")
+        yield from result.items_of("tag_page")
+        cards = {s.story_id: s for s in result.items_of("story") if isinstance(s, Story)}
+        stories = result.links_of("story")[: self.options.max_stories]
+        for link in stories:
+            card = cards.get(link.key)
+            if "stories" in self.options.follow:
+                yield from self.follow_entity(link, known=card)
+            elif card is not None:
+                yield card
+        yield from self.follow_entities(result, ("author", "publication"))
+
+    def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
+        result = self.parse_response(response, "story")
+        story = next(iter(result.items_of("story")), None)
+        if story is None:
+            if known is not None:
+                yield known
+            return
+        yield fill_missing(story, known) if known is not None else story
+        yield from self.follow_entities(result, ("author", "publication"))
+
+    def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
+        yield from self.entity_item(self.parse_response(response, "author"), "author", known)
+
+    def parse_publication(
+        self, response: Response, known: Publication | None = None
+    ) -> Iterator[Any]:
+        result = self.parse_response(response, "publication")
+        yield from self.entity_item(result, "publication", known)
+
+    def on_error(self, failure: Failure) -> Iterator[Item]:
+        request = failure.request  # type: ignore[attr-defined]
+        kind = request.meta.get("entity_kind", "tag")
+        self.crawler.stats.inc_value(f"fetch/failed/{kind}")
+        self.logger.error("Could not fetch %s %s: %s", kind, request.url, failure.getErrorMessage())
+        known = request.cb_kwargs.get("known")
+        if known is not None:
+            self.crawler.stats.inc_value(f"fetch/kept_partial/{kind}")
+            yield known
+
+    # --- helpers ------------------------------------------------------------------
+
+    def parse_response(self, response: Response, kind: PageKind) -> PageResult:
+        """Parse a page, count it, and report its problems with the URL."""
+        result = parse_page(
+            response.body, response.url, kind=kind, encoding=response_encoding(response)
+        )
+        stats = self.crawler.stats
+        stats.inc_value(f"parse/pages/{kind}")
+        if result.errors:
+            stats.inc_value(f"parse/errors/{kind}")
+            self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
+        if not result.items:
+            stats.inc_value(f"parse/failed/{kind}")
+            self.logger.error("No %s data on %s", kind, response.url)
+        return result
+
+    def entity_item(self, result: PageResult, item_type: str, known: Item | None) -> Iterator[Item]:
+        item = next(iter(result.items_of(item_type)), None)
+        if item is None:
+            if known is not None:
+                yield known
+            return
+        yield fill_missing(item, known) if known is not None else item
+
+    def follow_entities(self, result: PageResult, kinds: tuple[str, ...]) -> Iterator[Any]:
+        """Request the pages of ``kinds`` a page links to; yield what it knew when not following."""
+        known = {item_key(item): item for item in result.items if not isinstance(item, TagPage)}
+        for kind in kinds:
+            for link in result.links_of(kind):
+                item = known.pop((kind, link.key), None)
+                if _FOLLOW_KEY[kind] in self.options.follow:
+                    yield from self.follow_entity(link, known=item)
+                elif item is not None:
+                    yield item
+        for (kind, _key), item in known.items():
+            if kind in kinds:
+                yield item  # data from the page state without a link to follow
+
+    def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Request]:
+        """One request per entity per crawl (aliases of the same story share its id)."""
+        if (link.kind, link.key) in self.requested:
+            return
+        self.requested.add((link.kind, link.key))
+        meta: dict[str, Any] = {"entity_kind": link.kind}
+        host = link.url.split("/")[2]
+        if host != MEDIUM_HOST and not host.endswith("." + MEDIUM_HOST):
+            meta[MEDIUM_CUSTOM_DOMAIN_META] = True
+        yield Request(
+            link.url,
+            callback=getattr(self, f"parse_{link.kind}"),
+            errback=self.on_error,
+            cb_kwargs={"known": known} if known is not None else {},
+            meta=meta,
+        )
+
+
+def item_key(item: Item) -> tuple[str, str]:
+    """``(link kind, key)`` under which links to this entity are recognised."""
+    if isinstance(item, Story):
+        return "story", item.story_id or ""
+    if isinstance(item, Author):
+        return "author", (item.username or "").lower()
+    if isinstance(item, Publication):
+        if item.domain and not item.domain.endswith("." + MEDIUM_HOST):
+            return "publication", item.domain.lower()
+        return "publication", (item.slug or "").lower()
+    return "tag_page", item.tag or ""
+
+
+def response_encoding(response: Response) -> str | None:
+    """The encoding Scrapy detected for a text response (None for binary ones)."""
+    return getattr(response, "encoding", None)
