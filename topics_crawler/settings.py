@@ -51,10 +51,42 @@ EXTENSIONS = {
 }
 
 # --- Record and replay -------------------------------------------------------------
-# Crawl once with ``-s HTTPCACHE_ENABLED=1`` (responses stored under .scrapy/httpcache),
-# re-run the parsers offline with ``-s REPLAY=1`` (stored responses only, no network).
-HTTPCACHE_ENABLED = False
-HTTPCACHE_DIR = "httpcache"
-HTTPCACHE_POLICY = "scrapy.extensions.httpcache.DummyPolicy"
+# -s REPLAY_MODE=record stores every response under REPLAY_DIR; -s REPLAY_MODE=replay
+# re-runs the parsers on them with no network (see topics_crawler/addons/replay.py).
+ADDONS = {
+    "topics_crawler.addons.replay.RecordReplay": 100,
+}
+REPLAY_MODE = "off"
+REPLAY_DIR = ".scrapy/replay"
 HTTPCACHE_STORAGE = "scrapy.extensions.httpcache.FilesystemCacheStorage"
 HTTPCACHE_GZIP = True
+
+# --- Feeds and dataset ----------------------------------------------------------
+# Exporters usable in any FEEDS entry: Parquet (typed schema from the item dataclass,
+# zstd, one row group per PARQUET_ROW_GROUP_SIZE rows) and CSV with lists/dicts as JSON
+# text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
+# JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
+FEED_EXPORTERS = {
+    "parquet": "topics_crawler.exporters.ParquetItemExporter",
+    "csv": "topics_crawler.exporters.CsvItemExporter",
+}
+PARQUET_ROW_GROUP_SIZE = 10_000
+PARQUET_COMPRESSION = "zstd"
+ADDONS = {**ADDONS, "topics_crawler.dataset.DatasetAddon": 500}  # keeps the add-ons above
+DATASET_DIR = None
+# Settings copied into manifest.json for each run (names only; never secrets).
+DATASET_MANIFEST_SETTINGS = [
+    "BOT_NAME",
+    "USER_AGENT",
+    "ROBOTSTXT_OBEY",
+    "MEDIUM_BASE_URL",
+    "CONCURRENT_REQUESTS",
+    "CONCURRENT_REQUESTS_PER_DOMAIN",
+    "DOWNLOAD_DELAY",
+    "AUTOTHROTTLE_ENABLED",
+    "DEPTH_LIMIT",
+    "CLOSESPIDER_ITEMCOUNT",
+    "CLOSESPIDER_PAGECOUNT",
+    "REPLAY_MODE",
+    "PARQUET_ROW_GROUP_SIZE",
+]

@@ -1,0 +1,78 @@
+"""Spider arguments: parsed once, bad ones refused with one clear line and exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders.topics import TopicsSpider
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_tags_and_start_urls_combine_in_order() -> None:
+    options = CrawlOptions.from_arguments(
+        tags="distributed-training, Machine-Learning",
+        start_urls="https://medium.com/tag/llm?source=x",
+    )
+    assert options.tag_urls == {
+        "distributed-training": "https://medium.com/tag/distributed-training",
+        "machine-learning": "https://medium.com/tag/machine-learning",
+        "llm": "https://medium.com/tag/llm",
+    }
+    assert options.max_stories is None
+    assert options.follow == {"stories", "authors", "publications"}
+
+
+def test_follow_and_max_stories() -> None:
+    options = CrawlOptions.from_arguments(tags="ai", max_stories="25", follow="stories")
+    assert options.max_stories == 25
+    assert options.follow == {"stories"}
+    assert CrawlOptions.from_arguments(tags="ai", follow="none").follow == frozenset()
+
+
+def test_scrapyd_and_unknown_arguments_are_kept_aside() -> None:
+    spider = TopicsSpider(tags="ai", _job="abc123", colour="blue")
+    assert spider.options.ignored == {"colour": "blue"}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({}, "give at least one tag"),
+        ({"tags": "Not A Slug!"}, "is not a tag slug"),
+        ({"start_urls": "https://example.com/tag/ai"}, "is not a Medium tag page URL"),
+        ({"start_urls": "https://medium.com/@ev"}, "is not a Medium tag page URL"),
+        ({"tags": "ai", "max_stories": "ten"}, "is not a whole number"),
+        ({"tags": "ai", "max_stories": "0"}, "must be 1 or more"),
+        ({"tags": "ai", "max_stories": "-3"}, "must be 1 or more"),
+        ({"tags": "ai", "follow": "stories,comments"}, "unknown value"),
+    ],
+)
+def test_bad_arguments(arguments: dict[str, str], message: str) -> None:
+    with pytest.raises(SpiderArgumentError, match=message):
+        TopicsSpider.check_arguments(**arguments)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["-a", "max_stories=0", "-a", "tags=ai"], ["-a", "tags=ai", "-a", "follow=bogus"], []],
+)
+def test_scrapy_crawl_exits_2_with_one_line(arguments: list[str]) -> None:
+    process = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "topics", *arguments, "-s", "LOG_ENABLED=0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert process.returncode == 2
+    assert "Traceback" not in process.stderr
+    errors = [line for line in process.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1
+    assert errors[0].startswith("scrapy crawl topics: error: ")

@@ -1,0 +1,125 @@
+"""Embedded state decoding (Apollo 2/3, legacy GLOBALS/obvInit, JSON payloads) and Document."""
+
+from __future__ import annotations
+
+import pytest
+
+from topics_crawler.pages._document import Document
+from topics_crawler.pages._state import (
+    ApolloState,
+    StateError,
+    find_apollo_state,
+    find_legacy_state,
+    parse_json_payload,
+    strip_xssi,
+)
+
+APOLLO3 = (
+    '<script>window.__APOLLO_STATE__ = {"ROOT_QUERY":{"postResult({\\"id\\":\\"abc\\"})":'
+    '{"__ref":"Post:abc"}},"Post:abc":{"id":"abc","title":"</script> inside",'
+    '"creator":{"__ref":"User:u1"},"tags":[{"__ref":"Tag:ai"}],'
+    '"content({\\"postMeteringOptions\\":{}})":{"isLockedPreviewOnly":true}},'
+    '"User:u1":{"id":"u1","name":"Ann"},"Tag:ai":{"id":"ai"}};window.x=1</script>'
+)
+APOLLO2 = (
+    '<script>window.__APOLLO_STATE__ = {"Post:abc":{"id":"abc","creator":{"type":"id",'
+    '"generated":false,"id":"User:u1","typename":"User"},"previewContent":{"type":"id",'
+    '"generated":true,"id":"$Post:abc.previewContent"}},"$Post:abc.previewContent":'
+    '{"subtitle":"Sub"},"User:u1":{"id":"u1","name":"Ann"}}</script>'
+)
+
+
+def test_apollo3_references_and_field_calls() -> None:
+    data = find_apollo_state(APOLLO3)
+    assert data is not None
+    state = ApolloState(data)
+    post = state.root_field("postResult")
+    assert post["title"] == "</script> inside"
+    assert state.path(post, "creator", "name") == "Ann"
+    assert state.field(post, "tags") == [{"id": "ai"}]
+    assert state.path(post, "content", "isLockedPreviewOnly") is True
+    assert [args for args, _ in state.root_calls("postResult")] == [{"id": "abc"}]
+    assert [key for key, _ in state.entities("User")] == ["User:u1"]
+
+
+def test_apollo2_references() -> None:
+    data = find_apollo_state(APOLLO2)
+    assert data is not None
+    state = ApolloState(data)
+    post = state.get("Post:abc")
+    assert state.path(post, "creator", "name") == "Ann"
+    assert state.path(post, "previewContent", "subtitle") == "Sub"
+
+
+def test_broken_apollo_state_raises_state_error() -> None:
+    with pytest.raises(StateError, match="broken JSON"):
+        find_apollo_state('<script>window.__APOLLO_STATE__ = {"ROOT_QUERY": {"a": </script>')
+
+
+def test_document_records_broken_state_instead_of_raising() -> None:
+    doc = Document(
+        '<html><script>window.__APOLLO_STATE__ = {"a": [1, </script></html>', "https://medium.com/x"
+    )
+    assert doc.apollo is None
+    assert any("broken Apollo state" in e for e in doc.errors)
+
+
+def test_legacy_globals_and_obvinit() -> None:
+    globals_page = (
+        '<script>var GLOBALS = {"baseUrl":"x","embedded":{"value":{"id":"p1"}}};</script>'
+    )
+    assert find_legacy_state(globals_page) == {"value": {"id": "p1"}}
+    obv = (
+        '<script>// <![CDATA[\nwindow["obvInit"] = function (opt_embedded) {}\n'
+        '// ]]></script><script>// <![CDATA[\nwindow["obvInit"]({"value":{"id":"p2"},'
+        '"references":{}})\n// ]]></script>'
+    )
+    assert find_legacy_state(obv) == {"value": {"id": "p2"}, "references": {}}
+    assert find_legacy_state("<html>no state</html>") is None
+
+
+def test_xssi_guard() -> None:
+    assert strip_xssi('])}while(1);</x>{"a":1}') == '{"a":1}'
+    assert parse_json_payload('])}while(1);</x>{"success":true}') == {"success": True}
+    with pytest.raises(StateError):
+        parse_json_payload("])}while(1);</x>{broken")
+
+
+def test_document_meta_json_ld_and_value_attribute() -> None:
+    html = (
+        '<html><head><meta property="og:title" content="T">'
+        '<meta name="author" value="Someone">'
+        '<link rel="canonical" href="https://medium.com/@a/t-0123456789ab">'
+        '<script type="application/ld+json"><![CDATA[{"@type":"NewsArticle","headline":"H"}]]>'
+        "</script>"
+        '<script type="application/ld+json">{"@graph":[{"@type":"BreadcrumbList"}]}</script>'
+        "</head><body></body></html>"
+    )
+    doc = Document(html, "https://medium.com/x")
+    assert doc.meta["og:title"] == "T"
+    assert doc.meta["author"] == "Someone"
+    assert doc.canonical_link == "https://medium.com/@a/t-0123456789ab"
+    assert doc.json_ld_of("NewsArticle") == {"@type": "NewsArticle", "headline": "H"}
+    assert doc.json_ld_of("BreadcrumbList") == {"@type": "BreadcrumbList"}
+
+
+def test_document_survives_empty_and_binary_bodies() -> None:
+    empty = Document(b"", "https://medium.com/x")
+    assert empty.tree is None
+    assert "empty body" in empty.errors
+    binary = Document(b"\xff\xfe\x00garbage\x00", "https://medium.com/x")
+    assert binary.meta == {}
+    assert binary.apollo is None
+
+
+def test_document_classify_uses_declared_custom_domains() -> None:
+    html = (
+        '<script>window.__APOLLO_STATE__ = {"Collection:c1":{"id":"c1","domain":"wtfeconomy.com"},'
+        '"Collection:c2":{"id":"c2","domain":"humanparts.medium.com"}}</script>'
+    )
+    doc = Document(html, "https://medium.com/tag/x")
+    assert doc.medium_domains == frozenset({"wtfeconomy.com"})
+    link = doc.classify("https://wtfeconomy.com/wtf-whats-the-future-e52ab9515573?source=x")
+    assert link is not None
+    assert link.key == "e52ab9515573"
+    assert doc.classify("https://other.com/wtf-whats-the-future-e52ab9515573") is None

@@ -1,0 +1,131 @@
+"""Medium URL rules: canonical form, post ids, link kinds."""
+
+from __future__ import annotations
+
+import pytest
+
+from topics_crawler.urls import (
+    MAX_URL_LENGTH,
+    canonical_url,
+    classify_url,
+    is_medium_host,
+    post_id_from_url,
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "http://Medium.com/@ev/Some-Post-9e53ca408c48?source=x#y",
+            "https://medium.com/@ev/Some-Post-9e53ca408c48",
+        ),
+        ("https://www.medium.com/tag/ai/", "https://medium.com/tag/ai"),
+        ("https://medium.com", "https://medium.com/"),
+        ("https://medium.com//tag//ai", "https://medium.com/tag/ai"),
+        (
+            "https://humanparts.medium.com:443/x-c9700a7cf36d",
+            "https://humanparts.medium.com/x-c9700a7cf36d",
+        ),
+        ("http://127.0.0.1:8080/tag/ai", "https://127.0.0.1:8080/tag/ai"),
+        ("javascript:alert(1)", None),
+        ("data:text/html,hi", None),
+        ("mailto:a@b.c", None),
+        ("", None),
+        ("https://medium.com/" + "a" * MAX_URL_LENGTH, None),
+    ],
+)
+def test_canonical_url(url: str, expected: str | None) -> None:
+    assert canonical_url(url) == expected
+
+
+def test_canonical_url_resolves_relative_links() -> None:
+    assert (
+        canonical_url("/@ev?source=card", base="https://medium.com/tag/ai")
+        == "https://medium.com/@ev"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "post_id"),
+    [
+        ("https://medium.com/@kenmazaika/why-im-betting-on-elixir-7c8f847b58", "7c8f847b58"),
+        (
+            "https://medium.com/webpack/webpack-3-official-release-15fd2dd8f07b?source=x",
+            "15fd2dd8f07b",
+        ),
+        ("https://medium.com/p/c9700a7cf36d", "c9700a7cf36d"),
+        ("medium://p/9e53ca408c48", "9e53ca408c48"),
+        (
+            "https://medium.com/@ransu.massol/recherche-non-%C3%A0-une-loi-be507f7cf761",
+            "be507f7cf761",
+        ),
+        ("https://medium.com/@user/twitter-adsense", None),
+        ("https://medium.com/tag/machine-learning", None),
+        ("https://medium.com/@user/deadbeef", None),
+    ],
+)
+def test_post_id_from_url(url: str, post_id: str | None) -> None:
+    assert post_id_from_url(url) == post_id
+
+
+@pytest.mark.parametrize(
+    ("url", "kind", "key"),
+    [
+        ("https://medium.com/tag/Distributed-Training?source=topic", "tag", "distributed-training"),
+        ("https://medium.com/tag/ai/archive/2020/01", "tag", "ai"),
+        ("https://medium.com/@Ev?source=follow", "author", "ev"),
+        ("https://medium.com/@ev/welcome-9e53ca408c48", "story", "9e53ca408c48"),
+        ("https://medium.com/pinterest-engineering", "publication", "pinterest-engineering"),
+        ("https://medium.com/pinterest-engineering/a-post-0123456789ab", "story", "0123456789ab"),
+        ("https://ev.medium.com/welcome-to-medium-9e53ca408c48", "story", "9e53ca408c48"),
+        ("https://medium.com/p/c9700a7cf36d", "story", "c9700a7cf36d"),
+    ],
+)
+def test_classify_url(url: str, kind: str, key: str) -> None:
+    link = classify_url(url)
+    assert link is not None
+    assert (link.kind, link.key) == (kind, key)
+    assert "?" not in link.url
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://medium.com/m/signin?redirect=x",
+        "https://medium.com/me/settings",
+        "https://medium.com/plans",
+        "https://medium.com/search?q=ai",
+        "https://medium.com/_/graphql",
+        "https://medium.com/@ev/followers/extra",
+        "https://miro.medium.com/v2/resize:fill:88:88/1*abc.png",
+        "https://help.medium.com/hc/en-us",
+        "https://example.com/some-post-0123456789ab",
+        "http://10.0.0.1/tag/ai",
+        "https://medium.com.evil.com/tag/ai",
+        "javascript:void(0)",
+    ],
+)
+def test_classify_url_refuses_non_entities(url: str) -> None:
+    assert classify_url(url) is None
+
+
+def test_custom_domains_only_when_declared() -> None:
+    url = "https://wtfeconomy.com/wtf-whats-the-future-e52ab9515573"
+    assert classify_url(url) is None
+    link = classify_url(url, custom_domains=["wtfeconomy.com"])
+    assert link is not None
+    assert link.kind == "story"
+    assert link.key == "e52ab9515573"
+    home = classify_url("https://wtfeconomy.com/", custom_domains=["wtfeconomy.com"])
+    assert home is not None
+    assert home.kind == "publication"
+
+
+def test_is_medium_host() -> None:
+    assert is_medium_host("medium.com")
+    assert is_medium_host("WWW.Medium.com")
+    assert is_medium_host("humanparts.medium.com")
+    assert not is_medium_host("miro.medium.com")
+    assert not is_medium_host("notmedium.com")
+    assert not is_medium_host("medium.com.evil.com")

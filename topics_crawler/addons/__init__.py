@@ -1,0 +1,1 @@
+"""Scrapy add-ons: settings bundles switched on by one setting."""

@@ -1,0 +1,42 @@
+"""Record a crawl's responses once, re-run the parsers on them offline later.
+
+    scrapy crawl topics -a tags=llm -s REPLAY_MODE=record   # fetch and store every response
+    scrapy crawl topics -a tags=llm -s REPLAY_MODE=replay   # no network: stored responses only
+
+Built on Scrapy's HTTP cache (``DummyPolicy``, filesystem storage, gzip):
+``record`` stores every response, error statuses included; ``replay`` serves
+only stored ones and ignores the rest (counted as ``httpcache/ignore``), with
+throttling off since nothing is downloaded. Responses are keyed by the
+canonical Medium URL, so a recording made through one mirror replays through
+any other. ``REPLAY_DIR`` (default ``.scrapy/replay``) is where they live.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scrapy.settings import BaseSettings
+
+MODES = ("off", "record", "replay")
+DEFAULT_DIR = ".scrapy/replay"
+
+
+class RecordReplay:
+    """Add-on behind the ``REPLAY_MODE`` and ``REPLAY_DIR`` settings."""
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        mode = str(settings.get("REPLAY_MODE") or "off").lower()
+        if mode not in MODES:
+            raise ValueError(f"REPLAY_MODE must be one of {', '.join(MODES)}, got {mode!r}")
+        if mode == "off":
+            return
+        folder = Path(settings.get("REPLAY_DIR") or DEFAULT_DIR).resolve()
+        settings.set("HTTPCACHE_ENABLED", True, priority="addon")
+        settings.set("HTTPCACHE_DIR", str(folder), priority="addon")
+        settings.set("HTTPCACHE_POLICY", "scrapy.extensions.httpcache.DummyPolicy", "addon")
+        settings.set("HTTPCACHE_EXPIRATION_SECS", 0, priority="addon")
+        settings.set("HTTPCACHE_IGNORE_HTTP_CODES", [], priority="addon")
+        settings.set("HTTPCACHE_IGNORE_MISSING", mode == "replay", priority="addon")
+        if mode == "replay":
+            settings.set("AUTOTHROTTLE_ENABLED", False, priority="addon")
+            settings.set("DOWNLOAD_DELAY", 0, priority="addon")
