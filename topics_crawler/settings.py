@@ -48,7 +48,9 @@ LOGSTATS_INTERVAL = 60.0
 EXTENSIONS = {
     "scrapy.extensions.logstats.LogStats": None,
     "topics_crawler.extensions.progress.CrawlProgress": 500,
+    "topics_crawler.extensions.stats_file.StatsFile": 900,
 }
+STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
 
 # --- Record and replay -------------------------------------------------------------
 # -s REPLAY_MODE=record stores every response under REPLAY_DIR; -s REPLAY_MODE=replay

@@ -45,11 +45,10 @@ class CrawlProgress(LogStats):
 
     def waiting_requests(self) -> int | None:
         """Requests in the scheduler, or None when the scheduler cannot say."""
-        engine = self.crawler.engine
-        scheduler = engine.scheduler if engine is not None else None
         try:
+            scheduler = self.crawler.engine.scheduler
             return len(scheduler) if scheduler is not None else None  # type: ignore[arg-type]
-        except TypeError:  # a scheduler without __len__
+        except (RuntimeError, TypeError):  # no engine yet, or a scheduler without __len__
             return None
 
     def progress_line(self) -> str:

@@ -1,0 +1,56 @@
+"""Progress line and stats file extensions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from scrapy import Spider
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.test import get_crawler
+
+from topics_crawler.extensions.progress import CrawlProgress
+from topics_crawler.extensions.stats_file import StatsFile
+from topics_crawler.items import Author, Story
+
+
+def test_progress_line_counts_items_per_type_and_errors() -> None:
+    crawler = get_crawler(Spider, {"LOGSTATS_INTERVAL": 30.0})
+    crawler.stats.open_spider()
+    progress = CrawlProgress.from_crawler(crawler)
+    spider = Spider("s")
+    for item in (Story(story_id="0123456789ab"), Story(story_id="0123456789ac"), Author()):
+        progress.item_scraped(item, spider)
+    progress.item_scraped({"item_type": "tag_page"}, spider)
+    crawler.stats.set_value("response_received_count", 12)
+    crawler.stats.set_value("parse/errors/story", 2)
+    crawler.stats.set_value("parse/errors/tag", 1)
+    progress.pagesprev = progress.itemsprev = 0
+    progress.calculate_stats()
+    line = progress.progress_line()
+    assert line.startswith("Progress: 12 pages (24/min)")
+    assert "story=2 author=1 publication=0 tag_page=1" in line
+    assert "errors parse=3 download=0" in line
+
+
+def test_progress_off_without_interval() -> None:
+    with pytest.raises(NotConfigured):
+        CrawlProgress.from_crawler(get_crawler(Spider, {"LOGSTATS_INTERVAL": 0}))
+
+
+def test_stats_file_written_at_close(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "stats.json"
+    crawler = get_crawler(Spider, {"STATS_FILE": str(target)})
+    crawler.stats.open_spider()
+    crawler.stats.set_value("parse/errors/story", 1)
+    extension = StatsFile.from_crawler(crawler)
+    extension.spider_closed(Spider("s"), "finished")
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert data["parse/errors/story"] == 1
+    assert data["finish_reason"] == "finished"
+
+
+def test_stats_file_off_by_default() -> None:
+    with pytest.raises(NotConfigured):
+        StatsFile.from_crawler(get_crawler(Spider, {}))
