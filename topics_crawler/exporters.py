@@ -1,0 +1,264 @@
+"""Scrapy item exporters for the dataset formats: Parquet (pyarrow) and CSV with JSON lists.
+
+Both are registered in ``FEED_EXPORTERS`` (``parquet`` and ``csv``) and work with any
+``FEEDS`` entry. Column types come from the item dataclass (see :func:`arrow_schema`):
+
+============================  ==========================================
+dataclass annotation          Parquet column
+============================  ==========================================
+``str``                       ``string``
+``int``                       ``int64``
+``float``                     ``float64``
+``bool``                      ``bool``
+``list[str]``                 ``list<string>``
+anything else (dicts, lists   ``string`` holding JSON text; the field
+of dicts)                     metadata says ``topics_crawler.encoding=json``
+============================  ==========================================
+
+``None`` is a null in every column. Parquet feeds cannot be appended to: give them
+``"overwrite": True`` in ``FEEDS``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import types
+import typing
+from collections.abc import Callable, Iterable
+from typing import IO, Any, Self
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from itemadapter import ItemAdapter
+from scrapy.crawler import Crawler
+from scrapy.exporters import BaseItemExporter
+from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
+from scrapy.utils.misc import load_object
+
+logger = logging.getLogger(__name__)
+
+#: Field metadata key marking a string column that holds JSON text.
+ENCODING_KEY = b"topics_crawler.encoding"
+#: Schema metadata key naming the item type of a file.
+ITEM_TYPE_KEY = b"topics_crawler.item_type"
+DEFAULT_ROW_GROUP_SIZE = 10_000
+DEFAULT_COMPRESSION = "zstd"
+
+_SCALAR_TYPES: dict[Any, pa.DataType] = {
+    str: pa.string(),
+    int: pa.int64(),
+    float: pa.float64(),
+    bool: pa.bool_(),
+}
+
+
+def _without_none(annotation: Any) -> Any:
+    """``X | None`` → ``X``; other annotations unchanged."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def arrow_field(name: str, annotation: Any) -> pa.Field:
+    """Parquet column for one dataclass field (JSON text for anything nested)."""
+    annotation = _without_none(annotation)
+    if annotation in _SCALAR_TYPES:
+        return pa.field(name, _SCALAR_TYPES[annotation])
+    if typing.get_origin(annotation) is list and typing.get_args(annotation) == (str,):
+        return pa.field(name, pa.list_(pa.string()))
+    return pa.field(name, pa.string(), metadata={ENCODING_KEY: b"json"})
+
+
+def arrow_schema(item_class: type) -> pa.Schema:
+    """Typed Arrow schema of an item dataclass, columns in field order."""
+    hints = typing.get_type_hints(item_class)
+    columns = [arrow_field(f.name, hints[f.name]) for f in dataclasses.fields(item_class)]
+    item_type = getattr(item_class, "__name__", "item")
+    for f in dataclasses.fields(item_class):
+        if f.name == "item_type" and isinstance(f.default, str):
+            item_type = f.default
+    return pa.schema(columns, metadata={ITEM_TYPE_KEY: item_type.encode()})
+
+
+def is_json_column(column: pa.Field) -> bool:
+    """True for a string column that holds JSON text (nested values)."""
+    return bool(column.metadata and column.metadata.get(ENCODING_KEY) == b"json")
+
+
+def _json_text(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+class ParquetItemExporter(BaseItemExporter):
+    """Write items to one Parquet file, ``row_group_size`` rows at a time (zstd by default).
+
+    The schema comes from ``item_class`` (a dataclass or its import path) or, when
+    not given, from the first exported item. Rows are buffered column by column and
+    written as one row group per batch, so memory depends on the batch, not the feed.
+    ``fields_to_export`` (a list, or a dict field → column name) selects columns.
+    """
+
+    def __init__(
+        self,
+        file: IO[bytes],
+        *,
+        item_class: type | str | None = None,
+        row_group_size: int = DEFAULT_ROW_GROUP_SIZE,
+        compression: str = DEFAULT_COMPRESSION,
+        compression_level: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(dont_fail=True, **kwargs)
+        if row_group_size < 1:
+            raise ValueError(f"row_group_size must be positive, got {row_group_size}")
+        self.file = file
+        self.row_group_size = row_group_size
+        self.compression = compression
+        self.compression_level = compression_level
+        self.item_class: type | None = (
+            load_object(item_class) if isinstance(item_class, str) else item_class
+        )
+        self.schema: pa.Schema | None = None
+        self._sources: list[str] = []
+        self._encoders: list[Callable[[Any], Any] | None] = []
+        self._columns: list[list[Any]] = []
+        self._buffered = 0
+        self._writer: pq.ParquetWriter | None = None
+        self.rows_written = 0
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, file: IO[bytes], **kwargs: Any) -> Self:
+        """Defaults from ``PARQUET_ROW_GROUP_SIZE``, ``PARQUET_COMPRESSION(_LEVEL)``."""
+        settings = crawler.settings
+        kwargs.setdefault(
+            "row_group_size", settings.getint("PARQUET_ROW_GROUP_SIZE", DEFAULT_ROW_GROUP_SIZE)
+        )
+        kwargs.setdefault("compression", settings.get("PARQUET_COMPRESSION", DEFAULT_COMPRESSION))
+        level = settings.get("PARQUET_COMPRESSION_LEVEL")
+        kwargs.setdefault("compression_level", None if level is None else int(level))
+        return cls(file, **kwargs)
+
+    def start_exporting(self) -> None:
+        if self.item_class is not None:
+            self._set_schema(self.item_class)
+
+    def export_item(self, item: Any) -> None:
+        if self.schema is None:
+            self._set_schema(type(item))
+        if dataclasses.is_dataclass(item):
+            values: Iterable[Any] = (getattr(item, name, None) for name in self._sources)
+        else:
+            adapter = ItemAdapter(item)
+            values = (adapter.get(name) for name in self._sources)
+        for column, encode, value in zip(self._columns, self._encoders, values, strict=True):
+            column.append(value if encode is None else encode(value))
+        self._buffered += 1
+        if self._buffered >= self.row_group_size:
+            self._flush()
+
+    def finish_exporting(self) -> None:
+        if self.schema is None:
+            self.schema = pa.schema([])
+        self._flush()
+        self._open_writer().close()
+
+    def _set_schema(self, item_class: type) -> None:
+        if self.schema is not None:
+            return
+        if not dataclasses.is_dataclass(item_class):
+            raise TypeError(
+                f"ParquetItemExporter needs a dataclass item (or item_class), got {item_class!r}"
+            )
+        full = arrow_schema(item_class)
+        columns = self._selected_columns(full)
+        self.schema = pa.schema([column for _, column in columns], metadata=full.metadata)
+        self._sources = [source for source, _ in columns]
+        self._encoders = [_json_text if is_json_column(col) else None for _, col in columns]
+        self._columns = [[] for _ in columns]
+
+    def _selected_columns(self, full: pa.Schema) -> list[tuple[str, pa.Field]]:
+        """(item field, output column) pairs honouring ``fields_to_export``."""
+        wanted = self.fields_to_export
+        if wanted is None:
+            return [(column.name, column) for column in full]
+        renames = dict(wanted) if isinstance(wanted, typing.Mapping) else {n: n for n in wanted}
+        unknown = sorted(set(renames) - set(full.names))
+        if unknown:
+            raise ValueError(f"fields_to_export: unknown fields {', '.join(unknown)}")
+        return [(name, full.field(name).with_name(out)) for name, out in renames.items()]
+
+    def _open_writer(self) -> pq.ParquetWriter:
+        if self._writer is None:
+            assert self.schema is not None
+            if _has_content(self.file):
+                raise ValueError("Parquet feeds cannot be appended to: set overwrite: True")
+            self._writer = pq.ParquetWriter(
+                self.file,
+                self.schema,
+                compression=self.compression,
+                compression_level=self.compression_level,
+            )
+        return self._writer
+
+    def _flush(self) -> None:
+        if not self._buffered:
+            return
+        assert self.schema is not None
+        arrays = [
+            _to_array(values, column)
+            for values, column in zip(self._columns, self.schema, strict=True)
+        ]
+        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        self._open_writer().write_batch(batch, row_group_size=self._buffered)
+        self.rows_written += self._buffered
+        self._columns = [[] for _ in self._columns]
+        self._buffered = 0
+
+
+def _has_content(file: IO[bytes]) -> bool:
+    """True when ``file`` already holds bytes (an append-mode feed); False when unknown."""
+    try:
+        return file.tell() > 0
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
+def _to_array(values: list[Any], column: pa.Field) -> pa.Array:
+    """Arrow array of one buffered column; values of the wrong type become null (logged)."""
+    try:
+        return pa.array(values, type=column.type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        coerced = [_coerce(value, column.type) for value in values]
+        bad = sum(
+            1 for old, new in zip(values, coerced, strict=True) if old is not None and new is None
+        )
+        logger.warning(
+            "Parquet column %s: %d value(s) of the wrong type stored as null", column.name, bad
+        )
+        return pa.array(coerced, type=column.type)
+
+
+def _coerce(value: Any, arrow_type: pa.DataType) -> Any:
+    """One value converted to ``arrow_type``, or None when it cannot be."""
+    try:
+        return pa.scalar(value, type=arrow_type).as_py()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+        return None
+
+
+class CsvItemExporter(ScrapyCsvItemExporter):
+    """Scrapy's CSV exporter with predictable cells for non-text values.
+
+    Lists and dicts are written as JSON text (``["ai", "ml"]``, ``{"latest_stories": [...]}``),
+    booleans as ``true``/``false``, ``None`` as an empty cell; every other value as
+    Scrapy writes it. All fields of the item class are columns, empty or not.
+    """
+
+    def serialize_field(self, field: Any, name: str, value: Any) -> Any:
+        if "serializer" not in field and isinstance(value, list | tuple | dict | bool):
+            return json.dumps(value, ensure_ascii=False)
+        return super().serialize_field(field, name, value)
