@@ -13,6 +13,7 @@ gaps there, and is yielded as it is if that page cannot be fetched.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -20,9 +21,11 @@ from scrapy import Request, Spider
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from topics_crawler.fingerprint import CANONICAL_URL_META
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
+from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.urls import MEDIUM_HOST, MediumLink
 
@@ -103,8 +106,20 @@ class TopicsSpider(Spider):
     def on_error(self, failure: Failure) -> Iterator[Item]:
         request = failure.request  # type: ignore[attr-defined]
         kind = request.meta.get("entity_kind", "tag")
+        response = getattr(failure.value, "response", None)
+        status = response.status if response is not None else None
+        reason = f"http_{status}" if status is not None else failure_reason(failure)
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
         self.logger.error("Could not fetch %s %s: %s", kind, request.url, failure.getErrorMessage())
+        self.crawler.signals.send_catch_log(
+            signal=page_failed,
+            url=request.meta.get(CANONICAL_URL_META, request.url),
+            kind=kind,
+            status=status,
+            reason=reason,
+            attempts=request.meta.get("retry_times", 0) + 1,
+            spider=self,
+        )
         known = request.cb_kwargs.get("known")
         if known is not None:
             self.crawler.stats.inc_value(f"fetch/kept_partial/{kind}")
@@ -125,6 +140,15 @@ class TopicsSpider(Spider):
         if not result.items:
             stats.inc_value(f"parse/failed/{kind}")
             self.logger.error("No %s data on %s", kind, response.url)
+            self.crawler.signals.send_catch_log(
+                signal=page_failed,
+                url=response.url,
+                kind=kind,
+                status=response.status,
+                reason="parse_failed",
+                attempts=response.meta.get("retry_times", 0) + 1,
+                spider=self,
+            )
         return result
 
     def entity_item(self, result: PageResult, item_type: str, known: Item | None) -> Iterator[Item]:
@@ -178,6 +202,12 @@ def item_key(item: Item) -> tuple[str, str]:
             return "publication", item.domain.lower()
         return "publication", (item.slug or "").lower()
     return "tag_page", item.tag or ""
+
+
+def failure_reason(failure: Failure) -> str:
+    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``)."""
+    name = type(failure.value).__name__
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def response_encoding(response: Response) -> str | None:
