@@ -121,3 +121,12 @@ def test_legacy_collection_followers_from_metadata() -> None:
     assert pub.followers == 7228
     assert pub.url == "https://medium.com/webpack"
     assert pub.domain is None
+
+
+def test_legacy_viewer_social_stats_are_not_the_authors() -> None:
+    viewer_stats = {"userId": "388996e27d02", "usersFollowedByCount": 2874}
+    user = {"userId": "c359511de780", "username": "_ericelliott", "socialStats": viewer_stats}
+    references = {"SocialStats": {"388996e27d02": viewer_stats}}
+    author = author_from_legacy(user, references, NOW)
+    assert author.followers is None
+    assert author.following is None

@@ -133,12 +133,16 @@ def publication_from_apollo(
 
 
 def _legacy_social_stats(user: dict[str, Any], references: dict[str, Any]) -> dict[str, Any]:
+    """The user's own ``SocialStats``. Payloads also carry the *viewer's* stats (2015
+    posts embed them in every user), so stats of another ``userId`` are ignored."""
     user_id = user.get("userId") or user.get("id")
     table = references.get("SocialStats")
-    if isinstance(table, dict) and isinstance(table.get(user_id), dict):
-        return dict(table[user_id])
-    embedded = user.get("socialStats")
-    return embedded if isinstance(embedded, dict) else {}
+    candidates = [table.get(str(user_id)) if isinstance(table, dict) else None]
+    candidates.append(user.get("socialStats"))
+    for stats in candidates:
+        if isinstance(stats, dict) and stats.get("userId", user_id) == user_id:
+            return stats
+    return {}
 
 
 def author_from_legacy(user: dict[str, Any], references: dict[str, Any], scraped_at: str) -> Author:

@@ -1,9 +1,71 @@
-"""Placeholder: replaced by the json_payload parser."""
+"""Old ``?format=json`` API payloads (2015–2019), XSSI guard stripped.
 
+* A post payload (``payload.value`` is a Post) gives the Story, its Author and
+  Publication through the same legacy code path as 2015–2018 story pages.
+* A profile payload (``payload.user`` + ``streamItems``) is handed to the author
+  parser (:func:`topics_crawler.pages.author.parse_legacy_profile`).
+* Anything else is recorded as an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from topics_crawler.items import Item
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._result import PageResult
+from topics_crawler.pages._result import PageResult, unique_links
+from topics_crawler.pages._state import StateError, parse_json_payload
+from topics_crawler.pages._story_state import legacy_story
+from topics_crawler.pages.story import CORE_FIELDS, build_story, entity_links
+
+PROFILE_PARSER_MISSING = "profile payloads need pages.author.parse_legacy_profile"
 
 
 def parse_json(doc: Document) -> PageResult:
-    """Not written yet."""
-    return PageResult(kind="json", url=doc.url, errors=["parser not written yet"])
+    """Parse a ``?format=json`` body; never raises, problems go to ``errors``."""
+    try:
+        body = parse_json_payload(doc.text)
+    except StateError as exc:
+        return PageResult(kind="json", url=doc.url, errors=[f"broken JSON payload: {exc}"])
+    payload = body.get("payload") if isinstance(body, dict) else None
+    if not isinstance(payload, dict):
+        return PageResult(kind="json", url=doc.url, errors=["JSON payload has no 'payload' object"])
+    if _is_post(payload.get("value")):
+        return parse_post_payload(doc, payload)
+    if isinstance(payload.get("user"), dict) and "streamItems" in payload:
+        return _parse_profile(doc, payload)
+    return PageResult(kind="json", url=doc.url, errors=["unrecognised JSON payload"])
+
+
+def _is_post(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type", "Post") == "Post" and "title" in value
+
+
+def parse_post_payload(doc: Document, payload: dict[str, Any]) -> PageResult:
+    """Story + Author + Publication of a post payload (``payload.value`` is the Post)."""
+    state = legacy_story(payload, doc.scraped_at)
+    if state is None:
+        return PageResult(kind="json", url=doc.url, errors=["post payload without a post id"])
+    story = build_story(doc, state.fields, [state.fields.get("state_url"), doc.url])
+    items: list[Item] = [story]
+    items += [entity for entity in (state.author, state.publication) if entity is not None]
+    missing = [name for name in CORE_FIELDS if getattr(story, name) in (None, "")]
+    return PageResult(
+        kind="json",
+        url=doc.url,
+        items=items,
+        links=unique_links(entity_links(items)),
+        missing=missing,
+    )
+
+
+def _parse_profile(doc: Document, payload: dict[str, Any]) -> PageResult:
+    from topics_crawler.pages import author  # noqa: PLC0415 - the author parser imports ours
+
+    parser: Callable[[Document, dict[str, Any]], PageResult] | None = getattr(
+        author, "parse_legacy_profile", None
+    )
+    if parser is None:
+        return PageResult(kind="json", url=doc.url, errors=[PROFILE_PARSER_MISSING])
+    return parser(doc, payload)

@@ -1,9 +1,165 @@
-"""Placeholder: replaced by the story parser."""
+"""Story pages of every Medium generation (2015–2025) → Story, Author, Publication.
 
+Layers, best first, combined field by field with :func:`pick`:
+
+1. embedded state — Apollo cache (2019–2025) or legacy ``GLOBALS``/``obvInit`` JSON;
+2. JSON-LD ``NewsArticle`` / ``SocialMediaPosting``;
+3. meta tags (Open Graph, ``article:*``, app deep links);
+4. DOM hooks (``data-testid``, ``pw-*`` classes, ``graf`` blocks);
+5. the story URL itself (post id, ``@user`` or publication slug).
+
+Links to authors, publications and tags are recognised by URL pattern.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import fields
+from typing import Any
+
+from topics_crawler.items import Item, Publication, Story
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._result import PageResult
+from topics_crawler.pages._result import PageResult, pick, unique_links
+from topics_crawler.pages._story_html import (
+    app_link_post_id,
+    dom_layer,
+    json_ld_layer,
+    legacy_markup_layer,
+    meta_layer,
+    page_anchor_links,
+    url_layer,
+)
+from topics_crawler.pages._story_state import (
+    StoryState,
+    apollo_story,
+    find_apollo_post,
+    legacy_story,
+)
+from topics_crawler.urls import MediumLink, canonical_url, classify_url, post_id_from_url
+
+#: Story fields a story page is expected to give; absent ones are listed in ``missing``.
+CORE_FIELDS = ("story_id", "url", "title", "author_name", "published_at")
+RAW_PAIRS = (
+    ("published_at", "published_at_raw"),
+    ("claps", "claps_raw"),
+    ("responses", "responses_raw"),
+)
+LINK_KINDS = frozenset({"author", "publication", "tag"})
+_STORY_FIELDS = frozenset(f.name for f in fields(Story) if f.init)
+#: Fields the DOM must not fill once the state has spoken for the body.
+_BODY_FIELDS = ("text", "text_is_preview", "word_count")
 
 
 def parse_story(doc: Document) -> PageResult:
-    """Not written yet."""
-    return PageResult(kind="story", url=doc.url, errors=["parser not written yet"])
+    """Parse a story page; never raises, problems go to ``errors``."""
+    state = story_state(doc)
+    layers = [state.fields, json_ld_layer(doc), legacy_markup_layer(doc), meta_layer(doc)]
+    if _needs_dom(pick(*layers)):
+        layers.append(_dom_without_body(doc, state))
+    layers.append(url_layer(doc.canonical_link or doc.url))
+    merged = pick(*layers)
+    merged.update(raw_companions(layers, merged))
+    story = build_story(doc, merged, html_url_candidates(doc, state))
+    items: list[Item] = [story]
+    items += [entity for entity in (state.author, state.publication) if entity is not None]
+    result = PageResult(kind="story", url=doc.url, items=items)
+    result.links = unique_links([*entity_links(items), *page_links(doc)])
+    result.missing = [name for name in CORE_FIELDS if getattr(story, name) in (None, "")]
+    if not doc.text.strip():
+        result.errors.append("empty body")
+    return result
+
+
+def story_state(doc: Document, scraped_at: str | None = None) -> StoryState:
+    """The state layer of a page: Apollo first, then the legacy payload, else empty."""
+    at = scraped_at or doc.scraped_at
+    apollo = doc.apollo
+    if apollo is not None:
+        post = find_apollo_post(apollo, app_link_post_id(doc) or post_id_from_url(doc.url))
+        if post is not None:
+            return apollo_story(apollo, post, at)
+    legacy = doc.legacy
+    if legacy is not None:
+        found = legacy_story(legacy, at)
+        if found is not None:
+            return found
+    return StoryState()
+
+
+def _needs_dom(merged: dict[str, Any]) -> bool:
+    """The DOM is read only when the better layers left a field of interest empty."""
+    wanted = ("title", "subtitle", "author_name", "published_at", "claps", "responses", "text")
+    return any(name not in merged for name in wanted)
+
+
+def _dom_without_body(doc: Document, state: StoryState) -> dict[str, Any]:
+    layer = dom_layer(doc)
+    if "text" in state.fields and state.fields["text"] is not None:
+        for name in _BODY_FIELDS:
+            layer.pop(name, None)
+    return layer
+
+
+def raw_companions(layers: list[dict[str, Any]], merged: dict[str, Any]) -> dict[str, Any]:
+    """Each ``*_raw`` value from the layer that gave its field (``claps`` → ``claps_raw``),
+    so a raw text never sits next to a value from another layer."""
+    out: dict[str, Any] = {}
+    for name, raw_name in RAW_PAIRS:
+        source = next((layer for layer in layers if layer.get(name) == merged.get(name)), {})
+        out[raw_name] = source.get(raw_name) if name in merged else None
+    return out
+
+
+def build_story(doc: Document, merged: dict[str, Any], url_candidates: list[Any]) -> Story:
+    """The Story item from the merged layers (unknown keys dropped, URL chosen)."""
+    values = {key: value for key, value in merged.items() if key in _STORY_FIELDS}
+    values["url"] = story_url(url_candidates, merged.get("story_id"), doc.url)
+    values["scraped_at"] = doc.scraped_at
+    return Story(**values)
+
+
+def html_url_candidates(doc: Document, state: StoryState) -> list[Any]:
+    """Where a story page names its own URL, most canonical first."""
+    return [doc.canonical_link, doc.meta.get("og:url"), state.fields.get("state_url"), doc.url]
+
+
+def story_url(candidates: Iterable[Any], story_id: str | None, base: str) -> str | None:
+    """The first candidate that is a story URL of this post, canonical form (custom
+    domains and subdomains kept); a canonical link to another site is skipped."""
+    for candidate in candidates:
+        if not isinstance(candidate, str) or not candidate:
+            continue
+        url = canonical_url(candidate, base=base)
+        if url is None:
+            continue
+        post_id = post_id_from_url(url)
+        if post_id and (story_id is None or post_id == story_id):
+            return url
+    return None
+
+
+def entity_links(items: Iterable[Item]) -> Iterator[MediumLink | None]:
+    """Links to the author, publication and tags the parsed items name."""
+    for item in items:
+        if isinstance(item, Story):
+            for tag in item.tags:
+                yield classify_url(f"https://medium.com/tag/{tag}")
+        elif isinstance(item, Publication) and item.url:
+            yield publication_link(item)
+        elif item.url:
+            yield classify_url(item.url)
+
+
+def publication_link(publication: Publication) -> MediumLink | None:
+    """Link to a publication home; a ``*.medium.com`` or custom domain is keyed by its host,
+    as :func:`classify_url` keys custom domains."""
+    if publication.url is None:
+        return None
+    if publication.domain:
+        return MediumLink("publication", publication.domain, publication.url)
+    return classify_url(publication.url)
+
+
+def page_links(doc: Document) -> Iterator[MediumLink]:
+    """Author, publication and tag links among the page's anchors, page order."""
+    return (link for link in page_anchor_links(doc) if link.kind in LINK_KINDS)

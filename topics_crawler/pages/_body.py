@@ -1,0 +1,171 @@
+"""Story body as Markdown-flavoured plain text.
+
+The body comes from the embedded ``bodyModel`` paragraphs when the page has
+them (integer types in 2015–2018 JSON, string types in the Apollo cache), else
+from the DOM paragraphs. Both are reduced to ``(type, text)`` pairs and
+rendered the same way: ``### `` headings, ``- `` list items, fenced code,
+``> `` quotes, paragraphs separated by blank lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import lxml.html
+
+from topics_crawler.normalize import clean_text
+from topics_crawler.pages._state import ApolloState
+
+Paragraph = tuple[str, str]
+
+#: Legacy (2015–2018) paragraph type ints. 1, 3, 4, 8, 9, 11 and 13 were verified
+#: against the same story's Apollo paragraphs; 2, 6, 7, 10 are judged from the
+#: captured texts (titles, quotes, numbered steps); anything else renders as text.
+LEGACY_TYPES = {
+    1: "P",
+    2: "H2",
+    3: "H3",
+    4: "IMG",
+    6: "BQ",
+    7: "PQ",
+    8: "PRE",
+    9: "ULI",
+    10: "OLI",
+    11: "IFRAME",
+    13: "H4",
+}
+_HEADING_PREFIX = {"H1": "# ", "H2": "## ", "H3": "### ", "H4": "#### "}
+_QUOTES = frozenset({"BQ", "PQ"})
+_SKIPPED = frozenset({"IFRAME"})
+_WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
+
+
+def legacy_paragraphs(body_model: Any) -> list[Paragraph]:
+    """``(type, text)`` pairs of a legacy ``bodyModel`` (int paragraph types)."""
+    raw = body_model.get("paragraphs") if isinstance(body_model, dict) else None
+    out: list[Paragraph] = []
+    for paragraph in raw if isinstance(raw, list) else []:
+        if not isinstance(paragraph, dict):
+            continue
+        kind = paragraph.get("type")
+        name = LEGACY_TYPES.get(kind, "P") if isinstance(kind, int) else "P"
+        out.append((name, str(paragraph.get("text") or "")))
+    return out
+
+
+def apollo_paragraphs(state: ApolloState, body_model: Any) -> list[Paragraph]:
+    """``(type, text)`` pairs of an Apollo ``bodyModel`` (``Paragraph:<id>`` references)."""
+    raw = state.field(body_model, "paragraphs") if isinstance(body_model, dict) else None
+    out: list[Paragraph] = []
+    for paragraph in raw if isinstance(raw, list) else []:
+        if isinstance(paragraph, dict):
+            kind = paragraph.get("type")
+            out.append((kind if isinstance(kind, str) else "P", str(paragraph.get("text") or "")))
+    return out
+
+
+def render_paragraphs(paragraphs: Iterable[Paragraph]) -> str | None:
+    """Markdown-flavoured text of ``(type, text)`` pairs; None when nothing is left."""
+    blocks = [block for block in _blocks(list(paragraphs)) if block]
+    return "\n\n".join(blocks) if blocks else None
+
+
+def _blocks(paragraphs: list[Paragraph]) -> Iterator[str]:
+    index = 0
+    while index < len(paragraphs):
+        kind = paragraphs[index][0]
+        if kind in {"PRE", "ULI", "OLI"}:
+            end = index
+            while end < len(paragraphs) and paragraphs[end][0] == kind:
+                end += 1
+            yield _group(kind, [text for _, text in paragraphs[index:end]])
+            index = end
+            continue
+        yield _single(*paragraphs[index])
+        index += 1
+
+
+def _group(kind: str, texts: list[str]) -> str:
+    if kind == "PRE":
+        code = "\n".join(text.rstrip() for text in texts if text.strip())
+        return f"```\n{code}\n```" if code else ""
+    lines = [clean_text(text) for text in texts]
+    items = [line.replace("\n", " ") for line in lines if line]
+    if kind == "OLI":
+        return "\n".join(f"{number}. {item}" for number, item in enumerate(items, 1))
+    return "\n".join(f"- {item}" for item in items)
+
+
+def _single(kind: str, text: str) -> str:
+    if kind in _SKIPPED:
+        return ""
+    cleaned = clean_text(text)
+    if cleaned is None:
+        return ""
+    if kind in _HEADING_PREFIX:
+        return _HEADING_PREFIX[kind] + cleaned.replace("\n", " ")
+    if kind in _QUOTES:
+        return "\n".join(f"> {line}" for line in cleaned.split("\n"))
+    return cleaned
+
+
+def count_words(text: str | None) -> int | None:
+    """Words in ``text`` (Markdown markers and code fences do not count); None for no text."""
+    if not text:
+        return None
+    return len(_WORD_RE.findall(text))
+
+
+_DOM_TYPES = {
+    "h1": "H1",
+    "h2": "H2",
+    "h3": "H3",
+    "h4": "H4",
+    "pre": "PRE",
+    "blockquote": "BQ",
+    "figcaption": "P",
+    "p": "P",
+}
+#: G1/G2 server-rendered body: every block carries the ``graf`` class.
+_GRAF_XPATH = "//*[contains(concat(' ', normalize-space(@class), ' '), ' graf ')]"
+#: 2019+ React body: blocks inside ``<article>``, not nested in another block.
+_ARTICLE_XPATH = (
+    "//article//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::pre"
+    " or self::li or self::blockquote or self::figcaption]"
+    "[not(ancestor::p or ancestor::li or ancestor::blockquote or ancestor::pre)]"
+    "[not(ancestor-or-self::*[contains(@class, 'pw-published-date')"
+    " or contains(@class, 'pw-author') or contains(@class, 'pw-reading-time')"
+    " or contains(@class, 'pw-post-byline-header')])]"
+)
+
+
+def dom_paragraphs(tree: lxml.html.HtmlElement | None) -> list[Paragraph]:
+    """``(type, text)`` pairs read from the body markup (``graf`` blocks, else ``<article>``)."""
+    if tree is None:
+        return []
+    elements = tree.xpath(_GRAF_XPATH) or tree.xpath(_ARTICLE_XPATH)
+    return [(_dom_type(element), text_with_breaks(element)) for element in elements]
+
+
+def text_with_breaks(element: lxml.html.HtmlElement) -> str:
+    """Text content of ``element`` with ``<br>`` kept as a line break (code blocks)."""
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag == "br":
+            parts.append("\n")
+        elif isinstance(child.tag, str):
+            parts.append(text_with_breaks(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _dom_type(element: lxml.html.HtmlElement) -> str:
+    tag = str(element.tag).lower()
+    if tag == "li":
+        parent = element.getparent()
+        return "OLI" if parent is not None and str(parent.tag).lower() == "ol" else "ULI"
+    if tag == "figure":
+        return "IMG"
+    return _DOM_TYPES.get(tag, "P")

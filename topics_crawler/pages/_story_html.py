@@ -1,0 +1,269 @@
+"""Story fields from the HTML around the state: JSON-LD, meta tags, DOM hooks, the URL.
+
+Each function returns one :func:`pick` layer (Story field → value). They are
+slower or less precise than the embedded state and only fill what it lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from topics_crawler.normalize import (
+    clean_text,
+    parse_count,
+    parse_reading_time,
+    parse_timestamp,
+    tag_slug,
+    unique,
+)
+from topics_crawler.pages._body import count_words, dom_paragraphs, render_paragraphs
+from topics_crawler.pages._document import Document
+from topics_crawler.urls import (
+    MEDIUM_HOST,
+    MEDIUM_ROOT,
+    RESERVED_SEGMENTS,
+    MediumLink,
+    classify_url,
+    post_id_from_url,
+)
+
+ARTICLE_TYPES = ("NewsArticle", "Article", "BlogPosting", "SocialMediaPosting")
+APP_LINK_KEYS = ("al:ios:url", "al:android:url", "twitter:app:url:iphone")
+_SITE_SUFFIXES = (" - Medium", " – Medium", " | Medium")
+
+
+def _has_class(name: str) -> str:
+    return f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+
+
+def is_legacy_markup(doc: Document) -> bool:
+    """True for 2015–2018 server-rendered pages (``postArticle`` / ``graf`` markup)."""
+    return doc.legacy is not None or bool(doc.xpath(_has_class("postArticle")))
+
+
+def _false(value: Any) -> bool:
+    return value is False or (isinstance(value, str) and value.strip().lower() == "false")
+
+
+# --- JSON-LD ---------------------------------------------------------------------------
+
+
+def _ld_person(value: Any) -> dict[str, Any]:
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, dict) else {}
+
+
+def _ld_title(article: dict[str, Any]) -> str | None:
+    """``headline``, unless it is the page title with `` - Author - Medium`` appended."""
+    headline = clean_text(article.get("headline") or article.get("name"))
+    if headline and headline.endswith(_SITE_SUFFIXES):
+        return None
+    return headline
+
+
+def _ld_tags(article: dict[str, Any]) -> list[str]:
+    """Tags from ``keywords``: plain names (2017) or ``"Tag:Name"`` entries (2020–2021)."""
+    keywords = article.get("keywords")
+    if isinstance(keywords, str):
+        keywords = [k for k in keywords.split(",") if k.strip()]
+    slugs: list[str | None] = []
+    for keyword in keywords if isinstance(keywords, list) else []:
+        text = str(keyword)
+        prefix, _, rest = text.partition(":")
+        if rest and prefix != "Tag":
+            continue  # Publication:…, Lite:…, LockedPostSource:… are not tags
+        slugs.append(tag_slug(rest or text))
+    return unique([slug for slug in slugs if slug])
+
+
+def _ld_publisher(article: dict[str, Any]) -> str | None:
+    name = clean_text(_ld_person(article.get("publisher")).get("name"))
+    return None if name == "Medium" else name
+
+
+def json_ld_layer(doc: Document) -> dict[str, Any]:
+    """Story fields from the ``NewsArticle`` / ``SocialMediaPosting`` JSON-LD object."""
+    article = doc.json_ld_of(*ARTICLE_TYPES)
+    if article is None:
+        return {}
+    author = _ld_person(article.get("author"))
+    identifier = clean_text(article.get("identifier"))
+    return {
+        "story_id": identifier.lower() if identifier else None,
+        "title": _ld_title(article),
+        "author_name": clean_text(author.get("name")),
+        "author_username": clean_text(author.get("identifier")),
+        "publication_name": _ld_publisher(article),
+        "published_at": parse_timestamp(article.get("datePublished"))[0],
+        "updated_at": parse_timestamp(article.get("dateModified"))[0],
+        "tags": _ld_tags(article),
+        "is_member_only": True if _false(article.get("isAccessibleForFree")) else None,
+        "image_url": _ld_image(article.get("image")),
+    }
+
+
+def _ld_image(value: Any) -> str | None:
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, dict):
+        value = value.get("url")
+    url = clean_text(value)
+    return url if url and urlsplit(url).path not in ("", "/") else None
+
+
+# --- meta tags ---------------------------------------------------------------------------
+
+
+def app_link_post_id(doc: Document) -> str | None:
+    """Post id of the ``medium://p/<id>`` app deep link in the meta tags."""
+    for key in APP_LINK_KEYS:
+        value = doc.meta.get(key)
+        if value and value.startswith("medium:"):
+            post_id = post_id_from_url(value)
+            if post_id:
+                return post_id
+    return None
+
+
+def username_from_profile_url(url: str | None) -> str | None:
+    """Username of a ``https://medium.com/@user`` or ``/@user`` profile link, else None."""
+    if not url:
+        return None
+    link = classify_url(url, base=f"https://{MEDIUM_HOST}")
+    return link.url.rsplit("/@", 1)[1] if link and link.kind == "author" else None
+
+
+def meta_layer(doc: Document) -> dict[str, Any]:
+    """Story fields from Open Graph, ``article:*``, ``author`` and Twitter meta tags.
+
+    ``article:published_time`` is the first publication only on 2015–2018 pages;
+    later pages put the latest publication there, so it is not used for them.
+    """
+    meta = doc.meta
+    published = meta.get("article:published_time") if is_legacy_markup(doc) else None
+    return {
+        "story_id": app_link_post_id(doc),
+        "title": clean_text(meta.get("og:title") or meta.get("twitter:title")),
+        "author_name": clean_text(meta.get("author")),
+        "author_username": username_from_profile_url(meta.get("article:author")),
+        "published_at": parse_timestamp(published)[0],
+        "reading_time_min": parse_reading_time(_reading_time_text(meta.get("twitter:data1"))),
+        "image_url": clean_text(meta.get("og:image") or meta.get("twitter:image:src")),
+    }
+
+
+def _reading_time_text(value: str | None) -> str | None:
+    """``"7 min read"`` / ``"3 mins"`` → ``"7 min"``; other ``twitter:data1`` values → None."""
+    if not value or "min" not in value.lower():
+        return None
+    return value
+
+
+def legacy_markup_layer(doc: Document) -> dict[str, Any]:
+    """The ``graf--title`` heading of a 2015–2018 page: its ``og:title`` may carry
+    `` – <Publication>`` after the title, the heading never does."""
+    if not is_legacy_markup(doc):
+        return {}
+    return {"title": _first_text(doc, _has_class("graf--title"))}
+
+
+# --- DOM hooks -----------------------------------------------------------------------------
+
+
+def _first_text(doc: Document, *queries: str) -> str | None:
+    for query in queries:
+        for element in doc.xpath(query):
+            text = clean_text(element.text_content())
+            if text:
+                return text
+    return None
+
+
+def classify_href(href: str, base: str) -> MediumLink | None:
+    """:func:`classify_url` of an anchor; a relative ``/@user`` or ``/tag/<slug>`` link on a
+    custom-domain page points at medium.com, as Medium serves those paths from there."""
+    link = classify_url(href, base=base)
+    if link is None and href.startswith(("/@", "/tag/")):
+        link = classify_url(href, base=MEDIUM_ROOT)
+    return link
+
+
+def page_anchor_links(doc: Document) -> Iterator[MediumLink]:
+    """Every anchor of the page that :func:`classify_href` recognises, page order."""
+    for href in doc.xpath("//a/@href"):
+        link = classify_href(str(href), doc.url)
+        if link is not None:
+            yield link
+
+
+def _dom_tags(doc: Document) -> list[str]:
+    return unique([link.key for link in page_anchor_links(doc) if link.kind == "tag"])
+
+
+def _dom_published(doc: Document) -> tuple[str | None, str | None]:
+    text = _first_text(doc, "//*[@data-testid='storyPublishDate']", _has_class("pw-published-date"))
+    if text is None:
+        for value in doc.xpath(f"{_has_class('postMetaInline')}//time/@datetime"):
+            return parse_timestamp(str(value))
+        return None, None
+    return parse_timestamp(text, doc.now)
+
+
+def _dom_count(doc: Document, *queries: str) -> tuple[int | None, str | None]:
+    return parse_count(_first_text(doc, *queries))
+
+
+def dom_layer(doc: Document) -> dict[str, Any]:
+    """Story fields from stable markup: ``data-testid``, ``pw-*`` classes, G1/G2 ``graf``."""
+    published, published_raw = _dom_published(doc)
+    claps, claps_raw = _dom_count(doc, _has_class("pw-multi-vote-count"))
+    responses, responses_raw = _dom_count(doc, _has_class("pw-responses-count"))
+    locked = bool(doc.xpath("//article[contains(@class, 'meteredContent')]"))
+    text = render_paragraphs(dom_paragraphs(doc.tree))
+    return {
+        "title": _first_text(
+            doc, "//*[@data-testid='storyTitle']", _has_class("pw-post-title"), "//h1"
+        ),
+        "subtitle": _first_text(
+            doc, _has_class("pw-subtitle-paragraph"), _has_class("graf--subtitle")
+        ),
+        "author_name": _first_text(
+            doc, "//*[@data-testid='authorName']", _has_class("pw-author-name")
+        ),
+        "published_at": published,
+        "published_at_raw": published_raw,
+        "reading_time_min": parse_reading_time(
+            _first_text(doc, "//*[@data-testid='storyReadTime']", _has_class("pw-reading-time"))
+        ),
+        "claps": claps,
+        "claps_raw": claps_raw,
+        "responses": responses,
+        "responses_raw": responses_raw,
+        "tags": _dom_tags(doc),
+        "is_member_only": True if locked else None,
+        "text": text,
+        "text_is_preview": locked if text else None,
+        "word_count": count_words(text) if text and not locked else None,
+    }
+
+
+# --- the URL itself ------------------------------------------------------------------------
+
+
+def url_layer(url: str | None) -> dict[str, Any]:
+    """Post id, author username or publication slug spelled out in a story URL."""
+    if not url:
+        return {}
+    parts = urlsplit(url)
+    segments = [unquote(s) for s in parts.path.split("/") if s]
+    layer: dict[str, Any] = {"story_id": post_id_from_url(url)}
+    if parts.netloc == MEDIUM_HOST and len(segments) == 2:
+        head = segments[0]
+        if head.startswith("@"):
+            layer["author_username"] = head[1:]
+        elif head.lower() not in RESERVED_SEGMENTS:
+            layer["publication_slug"] = head.lower()
+    return layer
