@@ -1,0 +1,71 @@
+"""Follower counts and display names as profile and publication pages print them.
+
+Shared by the author and publication parsers: ``"12K followers"`` /
+``"5 Following"`` texts in the DOM, ``"Name – Medium"`` titles, and a picker
+that keeps each count together with the ``*_raw`` text of the same layer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import lxml.html
+
+from topics_crawler.items import is_empty
+from topics_crawler.normalize import clean_text, parse_count
+from topics_crawler.pages._result import pick
+
+#: ``12K followers``, ``1,204 Followers``, ``5 following``; the whole text of one element.
+FOLLOW_TEXT_RE = re.compile(
+    r"^(?P<count>\d[\d,.]*\s*[KMB]?)\s+(?P<label>followers?|following)$", re.IGNORECASE
+)
+#: Small elements that may hold a whole "12K followers" text.
+FOLLOW_XPATH = "//body//*[self::span or self::a or self::p or self::div or self::button]"
+_SITE_SUFFIX_RE = re.compile(r"\s+[-–—|]\s+Medium$")
+_MAX_LABEL_LENGTH = 40
+
+
+def follow_counts(elements: Iterable[lxml.html.HtmlElement]) -> dict[str, Any]:
+    """``followers``/``followers_raw``/``following`` from the first element whose whole
+    text is a follower or following count (``<span>12K followers</span>``)."""
+    found: dict[str, Any] = {}
+    for element in elements:
+        text = clean_text(element.text_content())
+        if text is None or len(text) > _MAX_LABEL_LENGTH:
+            continue
+        match = FOLLOW_TEXT_RE.match(text)
+        if match is None:
+            continue
+        key = "following" if match.group("label").lower() == "following" else "followers"
+        if key in found:
+            continue
+        count, raw = parse_count(match.group("count"))
+        found[key] = count
+        if key == "followers":
+            found["followers_raw"] = text if raw is not None else None
+    return found
+
+
+def strip_site_suffix(title: str | None) -> str | None:
+    """``"Paweł Dąbrowski – Medium"`` → ``"Paweł Dąbrowski"``."""
+    text = clean_text(title)
+    if text is None:
+        return None
+    return clean_text(_SITE_SUFFIX_RE.sub("", text))
+
+
+def pick_with_raw(*layers: Mapping[str, Any], counts: Iterable[str] = ()) -> dict[str, Any]:
+    """:func:`pick` over ``layers``, except that each name in ``counts`` and its
+    ``<name>_raw`` companion are taken together from the first layer that has the count."""
+    count_names = list(counts)
+    paired = {f"{name}_raw" for name in count_names} | set(count_names)
+    merged = pick(*({k: v for k, v in layer.items() if k not in paired} for layer in layers))
+    for name in count_names:
+        for layer in layers:
+            if not is_empty(layer.get(name)):
+                merged[name] = layer[name]
+                merged[f"{name}_raw"] = layer.get(f"{name}_raw")
+                break
+    return merged
