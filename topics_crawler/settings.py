@@ -92,3 +92,22 @@ DATASET_MANIFEST_SETTINGS = [
     "REPLAY_MODE",
     "PARQUET_ROW_GROUP_SIZE",
 ]
+
+# --- Pipelines -------------------------------------------------------------------
+# normalize (formats) -> validate (invalid items to rejects.jsonl) -> dedupe (one record
+# per entity; across runs only new or changed ones). 800+ is left for the export pipelines.
+ITEM_PIPELINES = {
+    "topics_crawler.pipelines.normalize.NormalizePipeline": 100,
+    "topics_crawler.pipelines.validate.ValidatePipeline": 200,
+    "topics_crawler.pipelines.dedupe.DedupePipeline": 300,
+}
+NORMALIZE_ENABLED = True
+VALIDATE_ENABLED = True
+DEDUPE_ENABLED = True
+# Rejected items: REJECTS_FILE, else <DATASET_DIR>/rejects.jsonl, else beside the first
+# local FEEDS file, else ./rejects.jsonl.
+REJECTS_FILE = None
+# Cross-run state (SQLite): DEDUPE_STATE, else <DATASET_DIR>/.state/dedupe.sqlite, else
+# none (in memory: a re-run emits everything). -s DEDUPE_EMIT_ALL=1 ignores the state.
+DEDUPE_STATE = None
+DEDUPE_EMIT_ALL = False

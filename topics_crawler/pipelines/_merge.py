@@ -1,0 +1,142 @@
+"""Entity keys, content hashes and the "richer value wins" merge of two records of one entity.
+
+**Richness of a record** (:func:`richness`): for stories, first whether it carries
+the full body (``text`` set and ``text_is_preview`` not True), then whether it
+carries any body; for every type, then the number of non-empty data fields
+(``item_type``, ``scraped_at`` and ``*_raw`` companions not counted). A story
+page beats a listing card; an author page beats a byline.
+
+**Merge of two records, field by field** (:func:`merge_records`). Call the
+richer record *R* and the other *O*; at equal richness the later arrival is *R*
+(it is the fresher observation):
+
+1. a non-empty value beats an empty one (None, blank, empty list / mapping);
+2. a text that extends the other's text (the other, minus a trailing ``…``, is
+   its prefix) beats it: a full subtitle or body beats its preview;
+3. a timestamp known exactly beats one known only relatively or to the day
+   (its ``*_raw`` companion is set, e.g. ``"1d ago"``);
+4. otherwise *R*'s value wins, counts included (a page beats a card; between
+   equals, the later arrival's fresher count).
+
+A ``*_raw`` companion travels with its value, and so does ``text_is_preview``
+with ``text``. ``scraped_at`` of the merge is the later of the two.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from topics_crawler.items import is_empty
+from topics_crawler.pipelines._fields import FIELD_KINDS, Kind, raw_companion
+
+_NOT_DATA = frozenset({"item_type", "scraped_at"})
+_PREVIEW_ELLIPSES = ("…", "...")
+
+
+def entity_keys(item_type: str, record: dict[str, Any]) -> list[str]:
+    """Keys under which the entity of ``record`` is known, most specific first; may be empty."""
+    parts: list[tuple[str, str]]
+    if item_type == "story":
+        parts = [("", "story_id")]
+    elif item_type == "author":
+        parts = [("", "author_id"), ("@", "username")]
+    elif item_type == "publication":
+        parts = [("", "publication_id"), ("/", "slug")]
+    elif item_type == "tag_page":
+        parts = [("", "tag")]
+    else:
+        return []
+    keys = []
+    for prefix, name in parts:
+        value = record.get(name)
+        if isinstance(value, str) and value.strip():
+            keys.append(f"{item_type}:{prefix}{value.strip().lower()}")
+    return keys
+
+
+def content_of(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without ``scraped_at``: what "changed" and the content hash look at."""
+    return {name: value for name, value in record.items() if name != "scraped_at"}
+
+
+def content_hash(record: dict[str, Any]) -> str:
+    """16 hex digits (BLAKE2b-64) of the canonical JSON of :func:`content_of`."""
+    text = json.dumps(content_of(record), sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def richness(item_type: str, record: dict[str, Any]) -> tuple[int, int, int]:
+    """``(has full body, has body, non-empty data fields)``; compare as a tuple."""
+    has_body = item_type == "story" and not is_empty(record.get("text"))
+    full_body = has_body and record.get("text_is_preview") is not True
+    filled = sum(
+        1
+        for name, kind in FIELD_KINDS[item_type].items()
+        if name not in _NOT_DATA and kind is not Kind.RAW and not is_empty(record.get(name))
+    )
+    return int(full_body), int(has_body), filled
+
+
+def merge_records(item_type: str, earlier: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
+    """One record of the entity, the richer value of each field winning (see module doc)."""
+    later_is_richer = richness(item_type, later) >= richness(item_type, earlier)
+    richer, other = (later, earlier) if later_is_richer else (earlier, later)
+    merged = dict(richer)
+    for name, kind in FIELD_KINDS[item_type].items():
+        if name in _NOT_DATA or kind is Kind.RAW or name == "text_is_preview":
+            continue
+        if _other_wins(item_type, name, kind, richer, other):
+            for moving in _travelling_with(item_type, name):
+                merged[moving] = other.get(moving)
+    merged["scraped_at"] = _later_timestamp(earlier.get("scraped_at"), later.get("scraped_at"))
+    return merged
+
+
+def _other_wins(
+    item_type: str, name: str, kind: Kind, richer: dict[str, Any], other: dict[str, Any]
+) -> bool:
+    mine, theirs = richer.get(name), other.get(name)
+    if is_empty(theirs):
+        return False
+    if is_empty(mine):
+        return True
+    if kind in (Kind.TEXT, Kind.BODY):
+        return extends(theirs, mine)
+    if kind is Kind.TIMESTAMP:
+        companion = raw_companion(item_type, name)
+        if companion is None:
+            return False
+        return not is_empty(richer.get(companion)) and is_empty(other.get(companion))
+    return False
+
+
+def _travelling_with(item_type: str, name: str) -> list[str]:
+    """The field and what moves with it: its ``*_raw`` companion, ``text_is_preview``."""
+    moving = [name]
+    companion = raw_companion(item_type, name)
+    if companion:
+        moving.append(companion)
+    if item_type == "story" and name == "text":
+        moving.append("text_is_preview")
+    return moving
+
+
+def extends(longer: Any, shorter: Any) -> bool:
+    """True when ``longer`` is a longer text starting with ``shorter`` (minus a trailing ``…``)."""
+    if not isinstance(longer, str) or not isinstance(shorter, str) or len(longer) <= len(shorter):
+        return False
+    stem = shorter.rstrip()
+    for ellipsis in _PREVIEW_ELLIPSES:
+        stem = stem.removesuffix(ellipsis)
+    return longer.startswith(stem.rstrip())
+
+
+def _later_timestamp(first: Any, second: Any) -> Any:
+    """The later of two ISO timestamps (they sort as strings); the set one if only one is."""
+    if not isinstance(first, str):
+        return second
+    if not isinstance(second, str):
+        return first
+    return max(first, second)
