@@ -19,6 +19,7 @@ from lxml import etree
 
 from topics_crawler.items import Author, Item, Publication, Story
 from topics_crawler.normalize import clean_text, parse_timestamp, tag_slug, unique
+from topics_crawler.pages._body import Paragraph, render_paragraphs
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.urls import (
@@ -45,8 +46,18 @@ _USER_TITLE_RE = re.compile(r"^Stories by (?P<name>.+) on Medium$")
 _TAGGED_TITLE_RE = re.compile(r"^.+? in (?P<name>.+) on Medium$")
 _PUBLICATION_TITLE_RE = re.compile(r"^(?P<name>.+) [-–] Medium$")
 
-_BLOCK_TAGS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "li"})
-_HEADING_MARKS = {"h1": "#", "h2": "##", "h3": "###", "h4": "####", "h5": "#####", "h6": "######"}
+#: Block elements of feed HTML and the paragraph type each renders as.
+_BLOCK_TYPES = {
+    "p": "P",
+    "h1": "H1",
+    "h2": "H2",
+    "h3": "H3",
+    "h4": "H4",
+    "blockquote": "BQ",
+    "pre": "PRE",
+    "li": "ULI",
+    "figcaption": "P",
+}
 _STAT_PIXEL = "/_/stat?"
 
 
@@ -322,40 +333,34 @@ def canonical_image(src: str) -> str | None:
 
 
 def html_to_text(root: lxml.html.HtmlElement) -> str | None:
-    """Markdown-flavoured plain text of an HTML fragment: one block per paragraph,
-    headings as ``#`` lines, list items as ``- `` lines, ``<pre>`` kept verbatim."""
-    blocks: list[str] = []
-    for element in root.iter(*_BLOCK_TAGS):
+    """Markdown-flavoured text of a feed item's HTML, rendered like every other story body
+    (:func:`~topics_crawler.pages._body.render_paragraphs`)."""
+    return render_paragraphs(feed_paragraphs(root))
+
+
+def feed_paragraphs(root: lxml.html.HtmlElement) -> list[Paragraph]:
+    """``(type, text)`` pairs of the outermost blocks of a feed item's HTML, in order."""
+    paragraphs: list[Paragraph] = []
+    for element in root.iter(*_BLOCK_TYPES):
         if _inside_block(element, root):
             continue
-        block = _block_text(element)
-        if block:
-            blocks.append(block)
-    return "\n\n".join(blocks) or None
+        for br in element.iter("br"):
+            br.tail = "\n" + (br.tail or "")
+        paragraphs.append((_block_type(element), element.text_content()))
+    return paragraphs
+
+
+def _block_type(element: lxml.html.HtmlElement) -> str:
+    if element.tag == "li":
+        parent = element.getparent()
+        return "OLI" if parent is not None and parent.tag == "ol" else "ULI"
+    return _BLOCK_TYPES[element.tag]
 
 
 def _inside_block(element: lxml.html.HtmlElement, root: lxml.html.HtmlElement) -> bool:
     parent = element.getparent()
     while parent is not None and parent is not root:
-        if parent.tag in _BLOCK_TAGS:
+        if parent.tag in _BLOCK_TYPES:
             return True
         parent = parent.getparent()
     return False
-
-
-def _block_text(element: lxml.html.HtmlElement) -> str | None:
-    for br in element.iter("br"):
-        br.tail = "\n" + (br.tail or "")
-    if element.tag == "pre":
-        raw = element.text_content().strip("\n")
-        return raw if raw.strip() else None
-    text = clean_text(element.text_content())
-    if text is None:
-        return None
-    if element.tag in _HEADING_MARKS:
-        return f"{_HEADING_MARKS[element.tag]} {text}"
-    if element.tag == "li":
-        return f"- {text}"
-    if element.tag == "blockquote":
-        return "\n".join(f"> {line}" for line in text.split("\n"))
-    return text
