@@ -1,0 +1,183 @@
+"""Tag page parser: sections, dedupe, who-to-follow, breadcrumb, related tags, robustness.
+
+Field-by-field checks of every fixture live in ``test_pages_fixtures.py``; these
+tests pin the behaviours the product depends on, on our own tag pages.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from tests.fixture_cases import FIXTURES
+from topics_crawler.items import Story, TagPage
+from topics_crawler.pages import PageResult, parse_page
+from topics_crawler.pages.tag import section_key
+
+OWN_TAG = FIXTURES / "own" / "tag"
+TAG_URL = "https://medium.com/tag/distributed-training"
+
+
+def parse_own(case: str, frozen_now: datetime, url: str = TAG_URL) -> PageResult:
+    body = (OWN_TAG / case / "input.html").read_bytes()
+    return parse_page(body, url, kind="tag", scraped_at=frozen_now)
+
+
+def tag_page_of(result: PageResult) -> TagPage:
+    page = result.items[0]
+    assert isinstance(page, TagPage)
+    return page
+
+
+def test_section_order_and_keys(frozen_now: datetime) -> None:
+    page = tag_page_of(parse_own("distributed-training", frozen_now))
+    assert list(page.sections) == [
+        "popular_this_week",
+        "selected_by_medium",
+        "latest_stories",
+        "recommended",
+    ]
+    assert page.sections["selected_by_medium"] == ["5d1f0a7c93b2"]
+    assert page.sections["latest_stories"][0] == "0b6e5f2d9a17"
+
+
+def test_card_titles_are_not_section_headings(frozen_now: datetime) -> None:
+    page = tag_page_of(parse_own("distributed-training", frozen_now))
+    assert len(page.sections["popular_this_week"]) == 5
+
+
+def test_stories_deduplicated_across_sections(frozen_now: datetime) -> None:
+    result = parse_own("distributed-training", frozen_now)
+    page = tag_page_of(result)
+    stories = [item for item in result.items if isinstance(item, Story)]
+    ids = [story.story_id for story in stories]
+    assert len(ids) == len(set(ids))
+    assert set(ids) == {sid for section in page.sections.values() for sid in section}
+    # Popular card has no thumbnail, its Latest card has one: the first card fills,
+    # the later one only fills gaps (here the state had the image already)
+    gpu = next(story for story in stories if story.story_id == "2a9c6e41b7d3")
+    assert gpu.published_at == "2026-11-28T09:13:27Z"
+    assert gpu.image_url is not None
+
+
+def test_later_card_fills_gaps_only(frozen_now: datetime) -> None:
+    stories = parse_own("distributed-training-html-only", frozen_now).items_of("story")
+    gpu = next(s for s in stories if isinstance(s, Story) and s.story_id == "2a9c6e41b7d3")
+    assert isinstance(gpu, Story)
+    assert gpu.claps == 96  # only the first (Popular) card shows claps
+    assert gpu.image_url == (  # only the later (Latest) card shows an image
+        "https://miro.medium.com/v2/resize:fill:160:107/1*Gm8sV2cXq4nR7pLw3tYbZQ.jpeg"
+    )
+
+
+def test_who_to_follow_kinds_and_ids(frozen_now: datetime) -> None:
+    page = tag_page_of(parse_own("distributed-training", frozen_now))
+    assert page.who_to_follow == [
+        {"kind": "publication", "id": "4c5a5f6fc401", "slug": "pinterest-engineering",
+         "name": "Pinterest Engineering Blog"},
+        {"kind": "author", "id": "3fa9c06e52d1", "username": "meetvaddoriya",
+         "name": "Meet Vaddoriya"},
+        {"kind": "author", "id": None, "username": "pelinbalci", "name": "Pelin Balci"},
+    ]  # fmt: skip
+
+
+def test_breadcrumb_broadest_first(frozen_now: datetime) -> None:
+    for case in ("distributed-training", "distributed-training-html-only"):
+        page = tag_page_of(parse_own(case, frozen_now))
+        assert page.parent_topics == [
+            "Machine Learning",
+            "Artificial Intelligence",
+            "Distributed Systems",
+        ]
+
+
+def test_related_tags_from_description_boilerplate(frozen_now: datetime) -> None:
+    html = (
+        '<html><head><meta property="og:site_name" content="Medium">'
+        "<title>The most insightful stories about Edge AI - Medium</title>"
+        '<meta name="description" content="Read stories about Edge AI on Medium. Discover smart, '
+        "unique perspectives on Edge AI and the topics that matter most to you like Machine "
+        'Learning, Iot, Tiny ML, and more."></head><body></body></html>'
+    )
+    result = parse_page(html, "https://medium.com/tag/edge-ai", kind="tag", scraped_at=frozen_now)
+    page = tag_page_of(result)
+    assert page.name == "Edge AI"
+    assert page.related_tags == ["machine-learning", "iot", "tiny-ml"]
+    assert page.description is None  # the boilerplate is not a tag description
+    assert result.missing == ["sections"]
+
+
+def test_state_numbers_win_and_drop_the_raw_text(frozen_now: datetime) -> None:
+    with_state = tag_page_of(parse_own("distributed-training", frozen_now))
+    html_only = tag_page_of(parse_own("distributed-training-html-only", frozen_now))
+    assert (with_state.followers, with_state.followers_raw) == (1873, None)
+    assert (html_only.followers, html_only.followers_raw) == (1900, "1.9K")
+    assert (html_only.story_count, html_only.story_count_raw) == (2400, "2.4K")
+
+
+def test_before_javascript_page(frozen_now: datetime) -> None:
+    page = tag_page_of(parse_own("distributed-training-before-js", frozen_now))
+    assert list(page.sections) == ["popular_this_week", "selected_by_medium", "latest_stories"]
+    assert page.who_to_follow == []
+
+
+def test_broken_state_gives_html_result_and_error(frozen_now: datetime) -> None:
+    result = parse_own("distributed-training-broken-state", frozen_now)
+    page = tag_page_of(result)
+    assert any(error.startswith("broken Apollo state") for error in result.errors)
+    assert page.name == "Distributed Training"
+    assert len(page.sections) == 4
+    assert result.items_of("author") == []
+
+
+def test_renamed_classes_still_found_by_url(frozen_now: datetime) -> None:
+    url = "https://medium.com/tag/pytorch?source=search_tags"
+    result = parse_own("pytorch-renamed-classes", frozen_now, url)
+    page = tag_page_of(result)
+    assert page.url == "https://medium.com/tag/pytorch"
+    assert page.sections == {
+        "popular_this_week": ["91f3d8b2e6a0", "5d1f0a7c93b2"],
+        "latest_stories": ["e2d7a3c8f419"],
+    }
+    assert ("tag", "pytorch") not in {(link.kind, link.key) for link in result.links}
+
+
+def test_non_medium_page_is_an_error(frozen_now: datetime) -> None:
+    html = "<html><head><title>Shop</title></head><body><h1>Shoes</h1></body></html>"
+    result = parse_page(html, "https://example.com/tag/shoes", kind="tag", scraped_at=frozen_now)
+    assert result.items == []
+    assert "not a Medium page" in result.errors
+
+
+@pytest.mark.parametrize("body", [b"", b"\xff\xfe<<<", "<html>"])
+def test_garbage_never_raises(body: bytes | str, frozen_now: datetime) -> None:
+    result = parse_page(body, TAG_URL, kind="tag", scraped_at=frozen_now)
+    assert result.errors
+
+
+@pytest.mark.parametrize(
+    ("heading", "key"),
+    [
+        ("Popular this week", "popular_this_week"),
+        ("Selected by Medium", "selected_by_medium"),
+        ("Latest stories", "latest_stories"),
+        ("Recommended stories", "recommended"),
+        ("Latest", "latest"),
+    ],
+)
+def test_section_key(heading: str, key: str) -> None:
+    assert section_key(heading) == key
+
+
+@pytest.mark.real_pages
+def test_topic_page_2019(real_pages: Path, frozen_now: datetime) -> None:
+    body = (real_pages / "topic_popular__light-bringer-medium-crawler-2019.html").read_bytes()
+    result = parse_page(body, "https://medium.com/topic/popular", scraped_at=frozen_now)
+    page = tag_page_of(result)
+    assert (page.tag, page.name) == ("popular", "Popular on Medium")
+    assert list(page.sections) == ["featured", "latest"]  # popularPosts is empty
+    assert len(result.items_of("story")) == 11  # 10 + 10 with 9 shared
+    # custom-domain stories are recognised once the state names the domains
+    assert ("publication", "towardsdatascience.com") in {(ln.kind, ln.key) for ln in result.links}
