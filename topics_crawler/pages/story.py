@@ -44,6 +44,7 @@ RAW_PAIRS = (
     ("claps", "claps_raw"),
     ("responses", "responses_raw"),
 )
+NOT_A_STORY = "no Medium story found (no post id in state, URL or app links)"
 LINK_KINDS = frozenset({"author", "publication", "tag"})
 _STORY_FIELDS = frozenset(f.name for f in fields(Story) if f.init)
 #: Fields the DOM must not fill once the state has spoken for the body.
@@ -56,18 +57,28 @@ def parse_story(doc: Document) -> PageResult:
     layers = [state.fields, json_ld_layer(doc), legacy_markup_layer(doc), meta_layer(doc)]
     if _needs_dom(pick(*layers)):
         layers.append(_dom_without_body(doc, state))
-    layers.append(url_layer(doc.canonical_link or doc.url))
+    layers += [url_layer(doc.canonical_link), url_layer(doc.url)]
     merged = pick(*layers)
     merged.update(raw_companions(layers, merged))
     story = build_story(doc, merged, html_url_candidates(doc, state))
+    if story.story_id is None:
+        return PageResult(
+            kind="story", url=doc.url, errors=[NOT_A_STORY], missing=list(CORE_FIELDS)
+        )
     items: list[Item] = [story]
     items += [entity for entity in (state.author, state.publication) if entity is not None]
     result = PageResult(kind="story", url=doc.url, items=items)
     result.links = unique_links([*entity_links(items), *page_links(doc)])
     result.missing = [name for name in CORE_FIELDS if getattr(story, name) in (None, "")]
-    if not doc.text.strip():
-        result.errors.append("empty body")
+    if is_truncated(doc.text):
+        result.errors.append("truncated page: no closing </html>")
     return result
+
+
+def is_truncated(text: str) -> bool:
+    """An HTML page that opens ``<html`` but never closes it was cut off in transit."""
+    head = text[:2048].lower()
+    return "<html" in head and "</html>" not in text[-4096:].lower()
 
 
 def story_state(doc: Document, scraped_at: str | None = None) -> StoryState:
