@@ -197,3 +197,13 @@ def test_page_without_any_profile_data_is_an_error() -> None:
     result = parse_page("<html><body><p>hello</p></body></html>", "https://x.test/", kind="author")
     assert result.items == []
     assert "no profile data found" in result.errors
+
+
+def test_profile_address_alone_is_not_an_author() -> None:
+    result = parse_page(
+        "<html><body><p>Page not found</p></body></html>",
+        "https://medium.com/@ghost",
+        kind="author",
+    )
+    assert result.items == []
+    assert "no profile data found" in result.errors

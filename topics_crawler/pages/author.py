@@ -15,6 +15,7 @@ Layers, best first: embedded state, then meta tags, then DOM hooks.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, fill_missing, item_to_dict
 from topics_crawler.normalize import clean_text
@@ -160,8 +161,7 @@ def _story_link(story: Story) -> MediumLink | None:
     the URL was built from Medium's own data."""
     if not story.url:
         return None
-    host = story.url.split("/")[2]
-    return classify_url(story.url, custom_domains=[host])
+    return classify_url(story.url, custom_domains=[urlsplit(story.url).netloc])
 
 
 def _fill_author_from_page(result: PageResult, doc: Document) -> None:
@@ -186,7 +186,7 @@ def _parse_profile_page(doc: Document) -> PageResult:
     user = find_apollo_user(state, username) if state is not None else None
     state_layer = _state_layer(state, user, doc.scraped_at) if state and user else {}
     fields = pick_with_raw(state_layer, _page_layers(doc), counts=["followers"])
-    if not fields:
+    if not fields.get("name") and not fields.get("author_id"):
         doc.error("no profile data found")
         return result
     author = Author(**fields, scraped_at=doc.scraped_at)
