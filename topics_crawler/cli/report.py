@@ -1,15 +1,26 @@
-"""Write a Markdown/HTML report with charts for a dataset directory (not written yet)."""
+"""Write a Markdown/HTML report with PNG charts for a dataset directory written by a crawl."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from topics_crawler.cli._errors import CliError
+from topics_crawler.report import FORMATS, ReportInputError, build_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dataset_dir", help="dataset directory written by a crawl")
+    parser.add_argument("dataset_dir", type=Path, help="dataset directory written by a crawl")
+    parser.add_argument(
+        "--out", type=Path, help="folder for the report and its charts (default: DATASET/report)"
+    )
+    parser.add_argument("--format", choices=FORMATS, default="md", help="report format")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CliError("report is not written yet")
+    try:
+        path = build_report(args.dataset_dir, args.out, args.format)
+    except ReportInputError as exc:
+        raise CliError(str(exc)) from exc
+    print(path)
+    return 0

@@ -59,8 +59,10 @@ def spider_arguments(spider: Spider) -> dict[str, str]:
 
 
 def spider_tags(spider: Spider, arguments: Mapping[str, str]) -> list[str]:
-    """Tags the crawl started from: ``spider.tags`` (list or comma-separated) or ``-a tags``."""
-    tags = getattr(spider, "tags", None) or arguments.get("tags") or []
+    """Tags the crawl started from: ``spider.tags`` (list or comma-separated), the tag
+    slugs of ``spider.options.tag_urls`` (the ``topics`` spider), or ``-a tags``."""
+    tag_urls = getattr(getattr(spider, "options", None), "tag_urls", None)
+    tags = getattr(spider, "tags", None) or tag_urls or arguments.get("tags") or []
     if isinstance(tags, str):
         tags = tags.split(",")
     return [str(tag).strip() for tag in tags if str(tag).strip()]

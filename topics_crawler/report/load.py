@@ -1,0 +1,67 @@
+"""Read what the report needs from a dataset directory (manifest and story columns)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from topics_crawler.dataset import ENTITIES, DatasetError, read_manifest
+from topics_crawler.dataset.manifest import check_schema_version
+
+#: Story columns the charts use (the body text is never loaded).
+STORY_COLUMNS = (
+    "story_id",
+    "published_at",
+    "author_id",
+    "author_username",
+    "author_name",
+    "publication_slug",
+    "publication_name",
+    "reading_time_min",
+    "claps",
+    "tags",
+)
+
+
+class ReportInputError(Exception):
+    """The directory cannot be reported on; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """A dataset as the report sees it."""
+
+    directory: Path
+    manifest: dict[str, Any]
+    counts: dict[str, int]
+    stories: list[dict[str, Any]]
+
+
+def load_dataset(directory: Path) -> ReportData:
+    """Manifest, row counts and story columns of ``directory``; raises ReportInputError."""
+    if not directory.is_dir():
+        raise ReportInputError(f"{directory}: no such directory")
+    try:
+        manifest = read_manifest(directory)
+        if manifest is None:
+            raise ReportInputError(f"{directory} is not a dataset (no manifest.json)")
+        check_schema_version(directory)
+    except DatasetError as exc:
+        raise ReportInputError(str(exc)) from exc
+    counts = {e.item_type: _row_count(directory / e.parquet_name) for e in ENTITIES}
+    if not counts["story"]:
+        raise ReportInputError(f"{directory}: empty dataset (no stories to report on)")
+    stories = pq.read_table(directory / "stories.parquet", columns=list(STORY_COLUMNS))
+    return ReportData(directory, manifest, counts, stories.to_pylist())
+
+
+def _row_count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    except (OSError, ValueError) as exc:
+        raise ReportInputError(f"{path}: not a readable Parquet file ({exc})") from exc
