@@ -40,7 +40,7 @@ def decode_after(text: str, marker: str, start: int = 0) -> tuple[Any, int] | No
     try:
         value, end = _DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
-        raise StateError(f"broken JSON after {marker!r}: {exc.msg} at offset {exc.pos}") from exc
+        raise StateError(f"broken JSON after {marker!r}: {exc.msg} (offset {exc.pos})") from exc
     return value, end
 
 
@@ -101,7 +101,7 @@ def parse_json_payload(text: str) -> Any:
     try:
         return json.loads(body)
     except json.JSONDecodeError as exc:
-        raise StateError(f"not JSON: {exc.msg} at offset {exc.pos}") from exc
+        raise StateError(f"not JSON: {exc.msg} (offset {exc.pos})") from exc
 
 
 class ApolloState:
