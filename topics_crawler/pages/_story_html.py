@@ -6,7 +6,8 @@ slower or less precise than the embedded state and only fill what it lacks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -40,7 +41,7 @@ def _has_class(name: str) -> str:
 
 def is_legacy_markup(doc: Document) -> bool:
     """True for 2015–2018 server-rendered pages (``postArticle`` / ``graf`` markup)."""
-    return doc.legacy is not None or bool(doc.xpath(_has_class("postArticle")))
+    return "postArticle" in doc.text
 
 
 def _false(value: Any) -> bool:
@@ -167,14 +168,29 @@ def legacy_markup_layer(doc: Document) -> dict[str, Any]:
     `` – <Publication>`` after the title, the heading never does."""
     if not is_legacy_markup(doc):
         return {}
-    return {"title": _first_text(doc, _has_class("graf--title"))}
+    return {"title": _first_text(doc, _class_hook("graf--title"))}
 
 
 # --- DOM hooks -----------------------------------------------------------------------------
 
 
-def _first_text(doc: Document, *queries: str) -> str | None:
-    for query in queries:
+Hook = tuple[str, str]
+"""``(marker, xpath)``: the XPath runs only when ``marker`` occurs in the page text, so
+hooks of other page generations cost a substring search, not a walk of the tree."""
+
+
+def _class_hook(name: str) -> Hook:
+    return name, _has_class(name)
+
+
+def _testid_hook(value: str) -> Hook:
+    return f'data-testid="{value}"', f"//*[@data-testid='{value}']"
+
+
+def _first_text(doc: Document, *hooks: Hook) -> str | None:
+    for marker, query in hooks:
+        if marker not in doc.text:
+            continue
         for element in doc.xpath(query):
             text = clean_text(element.text_content())
             if text:
@@ -182,6 +198,7 @@ def _first_text(doc: Document, *queries: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def classify_href(href: str, base: str) -> MediumLink | None:
     """:func:`classify_url` of an anchor; a relative ``/@user`` or ``/tag/<slug>`` link on a
     custom-domain page points at medium.com, as Medium serves those paths from there."""
@@ -199,55 +216,87 @@ def page_anchor_links(doc: Document) -> Iterator[MediumLink]:
             yield link
 
 
-def _dom_tags(doc: Document) -> list[str]:
-    return unique([link.key for link in page_anchor_links(doc) if link.kind == "tag"])
+def _dom_title(doc: Document) -> dict[str, Any]:
+    hooks = (_testid_hook("storyTitle"), _class_hook("pw-post-title"), ("<h1", "//h1"))
+    return {"title": _first_text(doc, *hooks)}
 
 
-def _dom_published(doc: Document) -> tuple[str | None, str | None]:
-    text = _first_text(doc, "//*[@data-testid='storyPublishDate']", _has_class("pw-published-date"))
-    if text is None:
-        for value in doc.xpath(f"{_has_class('postMetaInline')}//time/@datetime"):
-            return parse_timestamp(str(value))
-        return None, None
-    return parse_timestamp(text, doc.now)
+def _dom_subtitle(doc: Document) -> dict[str, Any]:
+    hooks = (_class_hook("pw-subtitle-paragraph"), _class_hook("graf--subtitle"))
+    return {"subtitle": _first_text(doc, *hooks)}
 
 
-def _dom_count(doc: Document, *queries: str) -> tuple[int | None, str | None]:
-    return parse_count(_first_text(doc, *queries))
+def _dom_author(doc: Document) -> dict[str, Any]:
+    hooks = (_testid_hook("authorName"), _class_hook("pw-author-name"))
+    return {"author_name": _first_text(doc, *hooks)}
 
 
-def dom_layer(doc: Document) -> dict[str, Any]:
-    """Story fields from stable markup: ``data-testid``, ``pw-*`` classes, G1/G2 ``graf``."""
-    published, published_raw = _dom_published(doc)
-    claps, claps_raw = _dom_count(doc, _has_class("pw-multi-vote-count"))
-    responses, responses_raw = _dom_count(doc, _has_class("pw-responses-count"))
-    locked = bool(doc.xpath("//article[contains(@class, 'meteredContent')]"))
+def _dom_published(doc: Document) -> dict[str, Any]:
+    text = _first_text(doc, _testid_hook("storyPublishDate"), _class_hook("pw-published-date"))
+    if text is not None:
+        published, raw = parse_timestamp(text, doc.now)
+    elif "postMetaInline" in doc.text:
+        times = doc.xpath(f"{_has_class('postMetaInline')}//time/@datetime")
+        published, raw = parse_timestamp(str(times[0]) if times else None)
+    else:
+        published, raw = None, None
+    return {"published_at": published, "published_at_raw": raw}
+
+
+def _dom_reading_time(doc: Document) -> dict[str, Any]:
+    text = _first_text(doc, _testid_hook("storyReadTime"), _class_hook("pw-reading-time"))
+    return {"reading_time_min": parse_reading_time(text)}
+
+
+def _dom_claps(doc: Document) -> dict[str, Any]:
+    claps, raw = parse_count(_first_text(doc, _class_hook("pw-multi-vote-count")))
+    return {"claps": claps, "claps_raw": raw}
+
+
+def _dom_responses(doc: Document) -> dict[str, Any]:
+    responses, raw = parse_count(_first_text(doc, _class_hook("pw-responses-count")))
+    return {"responses": responses, "responses_raw": raw}
+
+
+def _dom_tags(doc: Document) -> dict[str, Any]:
+    return {"tags": unique([ln.key for ln in page_anchor_links(doc) if ln.kind == "tag"])}
+
+
+def _dom_body(doc: Document) -> dict[str, Any]:
+    locked = "meteredContent" in doc.text and bool(
+        doc.xpath("//article[contains(@class, 'meteredContent')]")
+    )
     text = render_paragraphs(dom_paragraphs(doc.tree))
     return {
-        "title": _first_text(
-            doc, "//*[@data-testid='storyTitle']", _has_class("pw-post-title"), "//h1"
-        ),
-        "subtitle": _first_text(
-            doc, _has_class("pw-subtitle-paragraph"), _has_class("graf--subtitle")
-        ),
-        "author_name": _first_text(
-            doc, "//*[@data-testid='authorName']", _has_class("pw-author-name")
-        ),
-        "published_at": published,
-        "published_at_raw": published_raw,
-        "reading_time_min": parse_reading_time(
-            _first_text(doc, "//*[@data-testid='storyReadTime']", _has_class("pw-reading-time"))
-        ),
-        "claps": claps,
-        "claps_raw": claps_raw,
-        "responses": responses,
-        "responses_raw": responses_raw,
-        "tags": _dom_tags(doc),
         "is_member_only": True if locked else None,
         "text": text,
         "text_is_preview": locked if text else None,
         "word_count": count_words(text) if text and not locked else None,
     }
+
+
+#: DOM readers by the Story fields they fill; :func:`dom_layer` runs only those needed.
+DOM_READERS: tuple[tuple[frozenset[str], Callable[[Document], dict[str, Any]]], ...] = (
+    (frozenset({"title"}), _dom_title),
+    (frozenset({"subtitle"}), _dom_subtitle),
+    (frozenset({"author_name"}), _dom_author),
+    (frozenset({"published_at"}), _dom_published),
+    (frozenset({"reading_time_min"}), _dom_reading_time),
+    (frozenset({"claps"}), _dom_claps),
+    (frozenset({"responses"}), _dom_responses),
+    (frozenset({"tags"}), _dom_tags),
+    (frozenset({"is_member_only", "text"}), _dom_body),
+)
+
+
+def dom_layer(doc: Document, wanted: Collection[str] | None = None) -> dict[str, Any]:
+    """Story fields from stable markup (``data-testid``, ``pw-*`` classes, ``graf`` blocks);
+    with ``wanted``, only the readers that can fill one of those fields run."""
+    layer: dict[str, Any] = {}
+    for fields, reader in DOM_READERS:
+        if wanted is None or not fields.isdisjoint(wanted):
+            layer.update(reader(doc))
+    return layer
 
 
 # --- the URL itself ------------------------------------------------------------------------

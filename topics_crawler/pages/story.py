@@ -47,16 +47,29 @@ RAW_PAIRS = (
 NOT_A_STORY = "no Medium story found (no post id in state, URL or app links)"
 LINK_KINDS = frozenset({"author", "publication", "tag"})
 _STORY_FIELDS = frozenset(f.name for f in fields(Story) if f.init)
-#: Fields the DOM must not fill once the state has spoken for the body.
-_BODY_FIELDS = ("text", "text_is_preview", "word_count")
+#: Fields the DOM may fill, and those it must not fill once the state gave a body.
+_DOM_FIELDS = (
+    "title",
+    "subtitle",
+    "author_name",
+    "published_at",
+    "reading_time_min",
+    "claps",
+    "responses",
+    "tags",
+    "is_member_only",
+    "text",
+)
+_BODY_FIELDS = ("text", "is_member_only")
 
 
 def parse_story(doc: Document) -> PageResult:
     """Parse a story page; never raises, problems go to ``errors``."""
     state = story_state(doc)
     layers = [state.fields, json_ld_layer(doc), legacy_markup_layer(doc), meta_layer(doc)]
-    if _needs_dom(pick(*layers)):
-        layers.append(_dom_without_body(doc, state))
+    wanted = dom_fields_wanted(pick(*layers), state)
+    if wanted:
+        layers.append(dom_layer(doc, wanted))
     layers += [url_layer(doc.canonical_link), url_layer(doc.url)]
     merged = pick(*layers)
     merged.update(raw_companions(layers, merged))
@@ -97,18 +110,13 @@ def story_state(doc: Document, scraped_at: str | None = None) -> StoryState:
     return StoryState()
 
 
-def _needs_dom(merged: dict[str, Any]) -> bool:
-    """The DOM is read only when the better layers left a field of interest empty."""
-    wanted = ("title", "subtitle", "author_name", "published_at", "claps", "responses", "text")
-    return any(name not in merged for name in wanted)
-
-
-def _dom_without_body(doc: Document, state: StoryState) -> dict[str, Any]:
-    layer = dom_layer(doc)
-    if "text" in state.fields and state.fields["text"] is not None:
-        for name in _BODY_FIELDS:
-            layer.pop(name, None)
-    return layer
+def dom_fields_wanted(merged: dict[str, Any], state: StoryState) -> set[str]:
+    """Story fields the DOM should try: those the better layers left empty. The body is
+    not read from the DOM when the state had one (even an empty one is the state's word)."""
+    wanted = {name for name in _DOM_FIELDS if name not in merged}
+    if state.fields.get("text") is not None:
+        wanted -= set(_BODY_FIELDS)
+    return wanted
 
 
 def raw_companions(layers: list[dict[str, Any]], merged: dict[str, Any]) -> dict[str, Any]:
