@@ -12,6 +12,7 @@ import unicodedata
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import unquote
 
 ISO_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -36,7 +37,7 @@ _UNIT_SECONDS = {
 }  # fmt: skip
 _DAY_FORMATS = ("%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%Y-%m-%d")
 _DAY_NO_YEAR_FORMATS = ("%b %d", "%B %d")
-_SLUG_STRIP_RE = re.compile(r"[^a-z0-9]+")
+_SLUG_STRIP_RE = re.compile(r"[\W_]+")
 
 
 def clean_text(value: Any) -> str | None:
@@ -173,7 +174,7 @@ def _parse_relative(text: str, now: datetime) -> datetime | None:
 
 def tag_slug(value: Any) -> str | None:
     """Medium tag slug from a slug, a display name or a tag URL (``"Machine Learning"`` →
-    ``machine-learning``)."""
+    ``machine-learning``). Letters outside ASCII are kept: ``compétition`` is its own tag."""
     text = clean_text(value)
     if text is None:
         return None
@@ -181,8 +182,7 @@ def tag_slug(value: Any) -> str | None:
         text = text.split("/tag/", 1)[1].split("/")[0].split("?")[0]
     if text.lower().startswith("tag:"):
         text = text[4:]
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = _SLUG_STRIP_RE.sub("-", ascii_text.lower()).strip("-")
+    slug = _SLUG_STRIP_RE.sub("-", unicodedata.normalize("NFC", unquote(text)).lower()).strip("-")
     return slug or None
 
 

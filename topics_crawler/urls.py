@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 MEDIUM_HOST = "medium.com"
 MEDIUM_ROOT = "https://medium.com"
@@ -24,39 +24,17 @@ _SLUG_ID_RE = re.compile(r"-([0-9a-f]{10,12})$")
 _APP_LINK_RE = re.compile(r"^medium://p/([0-9a-f]{10,12})$")
 _USERNAME_RE = re.compile(r"^@([A-Za-z0-9_.\-]{1,64})$")
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-_]{0,99}$")
+#: Tag slugs keep Unicode letters (``compétition`` is not ``competition`` on Medium).
+_TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
 
 #: First path segments on medium.com that are Medium's own pages, not publications.
 RESERVED_SEGMENTS = frozenset(
-    {
-        "_",
-        "about",
-        "creators",
-        "feed",
-        "jobs-at-medium",
-        "m",
-        "me",
-        "membership",
-        "new-story",
-        "p",
-        "plans",
-        "policy",
-        "search",
-        "signin",
-        "tag",
-        "topic",
-        "topics",
-        "tags",
-        "privacy-policy",
-        "verified-authors",
-        "partner-program",
-        "business",
-        "explore-topics",
-        "mastodon",
-        "sitemap",
-        "help",
-        "upgrade",
-        "settings",
-    }
+    """
+    _ about ai brand business careers creators explore-topics feed followers following
+    gift-plans help help-center jobs jobs-at-medium lists m mastodon me membership new-story
+    notifications p partner-program plans policy press privacy-policy search settings signin
+    sitemap stats subscribe tag tags topic topics upgrade verified-authors
+    """.split()  # noqa: SIM905 - a word list reads better than 41 quoted strings
 )
 #: Subdomains of medium.com that are Medium's own services, not users or publications.
 RESERVED_SUBDOMAINS = frozenset(
@@ -156,9 +134,9 @@ def classify_url(
 
     if on_root and segments:
         head = segments[0]
-        if head == "tag" and len(segments) >= 2 and _SLUG_RE.match(segments[1].lower()):
+        if head == "tag" and len(segments) >= 2 and _TAG_SLUG_RE.match(segments[1].lower()):
             slug = segments[1].lower()
-            return MediumLink("tag", slug, f"{MEDIUM_ROOT}/tag/{slug}")
+            return MediumLink("tag", slug, tag_url(slug))
         if head == "p" and len(segments) == 2 and post_id:
             return MediumLink("story", post_id, canonical)
         user = _USERNAME_RE.match(head)
@@ -187,7 +165,7 @@ def classify_url(
 
 def tag_url(slug: str) -> str:
     """Canonical tag page URL for a tag slug."""
-    return f"{MEDIUM_ROOT}/tag/{slug.strip().lower()}"
+    return f"{MEDIUM_ROOT}/tag/{quote(slug.strip().lower())}"
 
 
 def author_url(username: str) -> str:

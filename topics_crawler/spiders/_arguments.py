@@ -10,7 +10,7 @@ from typing import Any
 from topics_crawler.urls import classify_url, tag_url
 
 FOLLOW_CHOICES = ("stories", "authors", "publications")
-_TAG_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-]{0,99}$")
+_TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
 
 
 class SpiderArgumentError(ValueError):
@@ -67,7 +67,7 @@ def _parse_tags(tags: str | None) -> dict[str, str]:
         slug = raw.lower()
         if not _TAG_SLUG_RE.match(slug):
             raise SpiderArgumentError(
-                f"tags: {raw!r} is not a tag slug (lowercase letters, digits and '-', "
+                f"tags: {raw!r} is not a tag slug (letters, digits and '-', "
                 "as in medium.com/tag/<slug>)"
             )
         result[slug] = tag_url(slug)
