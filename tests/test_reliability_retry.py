@@ -1,0 +1,187 @@
+"""Retries wait for Retry-After (or back off), cap long waits, and slow a rate-limited slot."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+from types import SimpleNamespace
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.core.downloader import Slot
+from scrapy.exceptions import NotConfigured
+from scrapy.http import Response
+from scrapy.utils.test import get_crawler
+from twisted.internet.error import TCPTimedOutError
+
+from topics_crawler.middlewares.retry_after import (
+    RetryAfterMiddleware,
+    RetryWaitPolicy,
+    SlotBrake,
+    backoff_delay,
+    parse_retry_after,
+)
+
+NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+URL = "https://medium.com/tag/llm"
+SLOT = "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("120", 120.0),
+        (b" 7 ", 7.0),
+        ("Mon, 30 Nov 2026 12:01:30 GMT", 90.0),
+        ("Mon, 30 Nov 2026 11:00:00 GMT", 0.0),  # already past
+        ("soon", None),
+        ("-5", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_parse_retry_after(value: str | bytes | None, seconds: float | None) -> None:
+    assert parse_retry_after(value, now=NOW) == seconds
+
+
+def test_backoff_doubles_up_to_the_cap() -> None:
+    assert [backoff_delay(n, 1.5, 10) for n in (1, 2, 3, 4)] == [1.5, 3.0, 6.0, 10.0]
+    assert backoff_delay(3, 0, 10) == 0.0
+
+
+def test_wait_policy_caps_retry_after_but_not_small_values() -> None:
+    policy = RetryWaitPolicy(backoff_base=1, backoff_max=8, retry_after_max=60)
+    assert policy.wait(1, 3600) == 60
+    assert policy.wait(1, 5) == 5
+    assert policy.wait(3, None) == 4
+
+
+def test_slot_brake_raises_then_relaxes_to_the_original_delay() -> None:
+    slot = Slot(concurrency=4, delay=0.5, jitter=0)
+    brake = SlotBrake(max_delay=100)
+    assert brake.brake(SLOT, slot, wait=10) == 10
+    assert brake.brake(SLOT, slot, wait=1) == 20  # a second 429 doubles
+    for expected in (10, 5, 2.5, 1.25, 0.625, 0.5):
+        brake.relax(SLOT, slot)
+        assert slot.delay == expected
+    assert SLOT not in brake.base_delays
+    assert brake.brake(SLOT, slot, wait=1000) == 100
+
+
+class Waits:
+    """Stands in for the non-blocking sleep: records what would have been waited."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+
+
+def make_middleware(**settings: object) -> tuple[RetryAfterMiddleware, Slot, Waits]:
+    crawler = get_crawler(
+        Spider, {"RETRY_TIMES": 2, "RETRY_BACKOFF_BASE": 1.0, "RETRY_AFTER_MAX": 120, **settings}
+    )
+    crawler.spider = crawler._create_spider("test")
+    slot = Slot(concurrency=2, delay=0.25, jitter=0)
+    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(slots={SLOT: slot}))  # type: ignore[assignment]
+    middleware = RetryAfterMiddleware.from_crawler(crawler)
+    waits = Waits()
+    middleware.sleep = waits
+    return middleware, slot, waits
+
+
+def request(**meta: object) -> Request:
+    return Request(URL, meta={"download_slot": SLOT, **meta})
+
+
+def response(status: int, **headers: str) -> Response:
+    return Response(URL, status=status, headers=headers)
+
+
+def test_429_with_retry_after_waits_that_long_and_slows_the_slot() -> None:
+    middleware, slot, waits = make_middleware()
+    result = asyncio.run(
+        middleware.process_response(request(), response(429, **{"Retry-After": "9"}))
+    )
+    assert isinstance(result, Request)
+    assert result.meta["retry_times"] == 1
+    assert result.dont_filter
+    assert waits.seconds == [9.0]
+    assert slot.delay == 9.0
+    stats = middleware.crawler.stats
+    assert stats is not None
+    assert stats.get_value("retry/retry_after") == 1
+    assert stats.get_value("retry/slot_braked") == 1
+    assert stats.get_value("retry/reason_count/429 Too Many Requests") == 1
+
+
+def test_http_date_retry_after_is_capped_and_a_long_wait_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    middleware, slot, waits = make_middleware(RETRY_AFTER_LONG_WAIT=30)
+    far = "Wed, 01 Jan 2100 00:00:00 GMT"
+    with caplog.at_level(logging.WARNING, logger="topics_crawler.middlewares.retry_after"):
+        asyncio.run(middleware.process_response(request(), response(503, **{"Retry-After": far})))
+    assert waits.seconds == [120.0]
+    assert slot.delay == 120.0  # a 503 that names a wait slows the domain as well
+    assert (
+        "Waiting 120.0s (Retry-After) before retry 1 of https://medium.com/tag/llm" in caplog.text
+    )
+
+
+def test_without_retry_after_the_wait_backs_off_and_the_slot_is_untouched() -> None:
+    middleware, slot, waits = make_middleware()
+    first = asyncio.run(middleware.process_response(request(), response(503)))
+    assert isinstance(first, Request)
+    second = asyncio.run(middleware.process_response(first, response(503)))
+    assert isinstance(second, Request)
+    assert waits.seconds == [1.0, 2.0]
+    assert slot.delay == 0.25
+
+
+def test_gives_up_after_retry_times_and_returns_the_last_response() -> None:
+    middleware, _slot, waits = make_middleware()
+    last = response(503)
+    result = asyncio.run(middleware.process_response(request(retry_times=2), last))
+    assert result is last
+    assert waits.seconds == []
+
+
+def test_dont_retry_and_other_statuses_pass_through() -> None:
+    middleware, _slot, waits = make_middleware()
+    not_found = response(404)
+    assert asyncio.run(middleware.process_response(request(), not_found)) is not_found
+    busy = response(503)
+    assert asyncio.run(middleware.process_response(request(dont_retry=True), busy)) is busy
+    assert waits.seconds == []
+
+
+def test_success_after_a_rate_limit_relaxes_the_slot() -> None:
+    middleware, slot, _waits = make_middleware()
+    asyncio.run(middleware.process_response(request(), response(429, **{"Retry-After": "8"})))
+    asyncio.run(middleware.process_response(request(), response(200)))
+    assert slot.delay == 4.0
+
+
+def test_exceptions_are_retried_with_backoff() -> None:
+    middleware, _slot, waits = make_middleware()
+    result = asyncio.run(middleware.process_exception(request(), TCPTimedOutError()))
+    assert isinstance(result, Request)
+    assert waits.seconds == [1.0]
+    assert asyncio.run(middleware.process_exception(request(), ValueError("bug"))) is None
+
+
+def test_retry_disabled_turns_the_middleware_off() -> None:
+    with pytest.raises(NotConfigured):
+        RetryAfterMiddleware.from_crawler(get_crawler(Spider, {"RETRY_ENABLED": False}))
+
+
+def test_project_settings_replace_scrapys_retry_middleware() -> None:
+    from topics_crawler import settings
+
+    middlewares = settings.DOWNLOADER_MIDDLEWARES
+    assert middlewares["scrapy.downloadermiddlewares.retry.RetryMiddleware"] is None
+    assert middlewares["topics_crawler.middlewares.retry_after.RetryAfterMiddleware"] == 550
+    assert 429 in settings.RETRY_HTTP_CODES

@@ -1,0 +1,158 @@
+"""Challenge pages and sign-in walls: never parsed, retried with backoff, then failed by name.
+
+Sits below the HTTP compression (590) and redirect (600) middlewares, so it
+sees decompressed bodies and the URL a redirect chain ended on. A response
+that :func:`~topics_crawler.pages._blocked.detect_block` recognises is
+replaced by a retry of the originally requested URL (``BLOCKED_RETRY_TIMES``
+times, waiting ``RETRY_BACKOFF_BASE`` doubled per attempt) carrying
+``meta["render_reason"]`` — the hook for a browser download handler to take
+over such requests. When retries run out the request fails with
+:class:`Challenge` or :class:`SigninWall`; the spider's errback turns the
+exception's name into the failure reason (``challenge`` / ``signin_wall``).
+Counted as ``blocked/<reason>`` and ``blocked/gave_up/<reason>``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Self
+
+from scrapy import Request
+from scrapy.downloadermiddlewares.retry import get_retry_request
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response
+from scrapy.utils.asyncio import sleep
+
+from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
+from topics_crawler.middlewares.retry_after import backoff_delay
+from topics_crawler.pages._blocked import Block, BlockReason, detect_block
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+#: Request meta key telling a (future) browser handler why plain HTTP was not enough.
+RENDER_REASON_META = "render_reason"
+#: Request meta key: the URL first asked for (canonical), before redirects and the mirror.
+ORIGIN_URL_META = "blocked_origin_url"
+#: Meta a retry must not inherit: the redirect chain and the mirror rewrite of the blocked URL.
+_RESET_META = frozenset(
+    {
+        "redirect_urls",
+        "redirect_reasons",
+        "redirect_times",
+        "redirect_ttl",
+        CANONICAL_URL_META,
+        MIRROR_URL_META,
+    }
+)
+
+
+class BlockedPage(IgnoreRequest):
+    """A response was a challenge or sign-in wall, for good; ``status`` is the last one seen."""
+
+    reason: BlockReason = "challenge"
+
+    def __init__(self, url: str, status: int, evidence: str) -> None:
+        super().__init__(f"{self.reason} on {url} (status {status}: {evidence})")
+        self.url = url
+        self.status = status
+        self.evidence = evidence
+
+
+class Challenge(BlockedPage):
+    """A bot challenge (Cloudflare "Just a moment…") stayed in the way."""
+
+    reason: BlockReason = "challenge"
+
+
+class SigninWall(BlockedPage):
+    """Medium demanded a sign-in (redirect to ``/m/signin`` or ``/m/callback``)."""
+
+    reason: BlockReason = "signin_wall"
+
+
+_EXCEPTIONS: dict[BlockReason, type[BlockedPage]] = {
+    "challenge": Challenge,
+    "signin_wall": SigninWall,
+}
+
+
+def original_request(request: Request) -> Request:
+    """The request as first made (redirects and mirror rewrite undone), to ask again."""
+    origin = request.meta.get(ORIGIN_URL_META)
+    if not origin:
+        return request
+    meta = {k: v for k, v in request.meta.items() if k not in _RESET_META}
+    return request.replace(url=origin, meta=meta)
+
+
+class BlockedPageMiddleware:
+    """Downloader middleware (see the module docstring)."""
+
+    def __init__(self, crawler: Crawler, retry_times: int, backoff_base: float) -> None:
+        self.crawler = crawler
+        self.retry_times = retry_times
+        self.backoff_base = backoff_base
+        self.backoff_max = crawler.settings.getfloat("RETRY_BACKOFF_MAX", 60.0)
+        self.sleep: Callable[[float], Awaitable[None]] = sleep
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        return cls(
+            crawler,
+            retry_times=settings.getint("BLOCKED_RETRY_TIMES", 2),
+            backoff_base=settings.getfloat("RETRY_BACKOFF_BASE", 1.0),
+        )
+
+    def process_request(self, request: Request) -> None:
+        """Remember the URL first asked for (this runs before the mirror rewrites it)."""
+        request.meta.setdefault(ORIGIN_URL_META, request.url)
+
+    async def process_response(self, request: Request, response: Response) -> Request | Response:
+        headers = {
+            name: (response.headers.get(name) or b"").decode("latin-1")
+            for name in ("Location", "cf-mitigated")
+        }
+        block = detect_block(response.status, response.url, response.body, headers)
+        if block is None:
+            return response
+        stats = self.crawler.stats
+        assert stats is not None
+        stats.inc_value(f"blocked/{block.reason}")
+        retry = self._retry_request(request, block)
+        if retry is None:
+            stats.inc_value(f"blocked/gave_up/{block.reason}")
+            raise _EXCEPTIONS[block.reason](request.url, response.status, block.evidence)
+        wait = backoff_delay(retry.meta["retry_times"], self.backoff_base, self.backoff_max)
+        logger.warning(
+            "%s on %s (%s); retry %d in %.1fs",
+            block.reason,
+            request.url,
+            block.evidence,
+            retry.meta["retry_times"],
+            wait,
+        )
+        if wait > 0:
+            await self.sleep(wait)
+        return retry
+
+    def _retry_request(self, request: Request, block: Block) -> Request | None:
+        spider = self.crawler.spider
+        assert spider is not None, "responses arrive while a spider runs"
+        if request.meta.get("dont_retry", False):
+            return None
+        retry = get_retry_request(
+            original_request(request),
+            spider=spider,
+            reason=block.reason,
+            max_retry_times=self.retry_times,
+            stats_base_key="blocked/retry",
+        )
+        if retry is not None:
+            retry.meta[RENDER_REASON_META] = block.reason
+        return retry
