@@ -111,3 +111,40 @@ REJECTS_FILE = None
 # none (in memory: a re-run emits everything). -s DEDUPE_EMIT_ALL=1 ignores the state.
 DEDUPE_STATE = None
 DEDUPE_EMIT_ALL = False
+
+# --- Reliability -----------------------------------------------------------------
+# Retries wait (Retry-After, capped; else exponential backoff) without blocking the reactor
+# and slow the download slot down on 429s; challenge pages and sign-in walls are retried,
+# then failed as challenge / signin_wall; hostile URLs are refused; session secrets go to
+# medium.com only and never into logs. See topics_crawler/middlewares/ and extensions/.
+RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+RETRY_BACKOFF_BASE = 1.0  # seconds before the first retry, doubled for each further one
+RETRY_BACKOFF_MAX = 60.0
+RETRY_AFTER_MAX = 300.0  # cap on a server's Retry-After (and on a rate-limited slot's delay)
+RETRY_AFTER_LONG_WAIT = 30.0  # waits at least this long are logged as warnings
+BLOCKED_RETRY_TIMES = 2
+LINK_SAFETY_ALLOWED_HOSTS: list[str] = []  # hosts besides Medium's that may be fetched
+DOWNLOADER_MIDDLEWARES.update(
+    {
+        "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware": 50,
+        # None disables Scrapy's retry (replaced below); mypy infers the dict as dict[str, int]
+        "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,  # type: ignore[dict-item]
+        "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
+        "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
+        "topics_crawler.secrets.MediumCookieMiddleware": 720,
+    }
+)
+# Pages that failed for good: FAILURES_FILE, else <DATASET_DIR>/failures.jsonl, else beside
+# the first local FEEDS file. Health checks at close make `scrapy crawl` exit with status 1.
+FAILURES_FILE = None
+HEALTH_ENABLED = True
+HEALTH_MIN_ITEMS = {"story": 1}
+HEALTH_MAX_FAILURE_RATIO = 0.25
+HEALTH_MAX_REJECT_RATIO = 0.10
+EXTENSIONS.update(
+    {
+        "topics_crawler.secrets.LogRedaction": 0,
+        "topics_crawler.extensions.failures.FailureLog": 700,
+        "topics_crawler.extensions.health.CrawlHealth": 800,
+    }
+)

@@ -3,6 +3,9 @@
 Spiders may define a ``check_arguments(**spider_args)`` class method raising
 ``ValueError``; it runs before the crawler starts, so a typo in ``-a`` never
 shows a traceback or half-starts a crawl.
+
+A crawl whose health checks failed (stat ``health/failed``, set by
+:class:`topics_crawler.extensions.health.CrawlHealth`) exits with status 1.
 """
 
 from __future__ import annotations
@@ -12,10 +15,16 @@ from typing import TYPE_CHECKING
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
+from topics_crawler.extensions.health import HEALTH_FAILED_STAT
+
 if TYPE_CHECKING:
     import argparse
 
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+
 ARGUMENT_ERROR_EXIT = 2
+HEALTH_FAILURE_EXIT = 1
 
 
 class Command(ScrapyCrawlCommand):
@@ -33,4 +42,14 @@ class Command(ScrapyCrawlCommand):
                     print(f"scrapy crawl {args[0]}: error: {exc}", file=sys.stderr)
                     self.exitcode = ARGUMENT_ERROR_EXIT
                     return
+        self._crawlers: list[Crawler] = []
         super().run(args, opts)
+        if self.exitcode == 0 and any(
+            c.stats.get_value(HEALTH_FAILED_STAT) for c in self._crawlers
+        ):
+            self.exitcode = HEALTH_FAILURE_EXIT
+
+    def _create_crawler(self, spidercls: type[Spider] | str) -> Crawler:
+        crawler = super()._create_crawler(spidercls)
+        self._crawlers.append(crawler)  # kept to read the health verdict after the crawl
+        return crawler

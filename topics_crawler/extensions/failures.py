@@ -1,0 +1,142 @@
+"""Every page that finally failed, one JSON line each in ``failures.jsonl``, and summed in stats.
+
+Listens to :data:`topics_crawler.signals.page_failed` (sent by the spider for
+final fetch and parse failures). Each failure becomes a line
+``{"url", "kind", "status", "reason", "attempts", "time"}``, written and
+flushed at once, so a crash loses none. Where the file goes:
+
+1. ``FAILURES_FILE`` when set;
+2. else ``<DATASET_DIR>/failures.jsonl`` when ``DATASET_DIR`` is set;
+3. else beside the first local ``FEEDS`` file;
+4. else nowhere (the failures are still counted and logged).
+
+A 404/410 for a story, author or publication means the entity was deleted: it
+is recorded with reason ``gone`` and counted as ``failures/gone`` only; every
+other failure counts in ``failures/total`` and ``failures/<reason>``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Self
+from urllib.parse import unquote, urlsplit
+
+from scrapy import Spider, signals
+from scrapy.settings import BaseSettings
+
+from topics_crawler.normalize import format_timestamp
+from topics_crawler.signals import page_failed
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+FAILURES_FILENAME = "failures.jsonl"
+GONE = "gone"
+GONE_STATUSES = frozenset({404, 410})
+ENTITY_KINDS = frozenset({"story", "author", "publication"})
+
+
+def failures_path(settings: BaseSettings) -> Path | None:
+    """Where ``failures.jsonl`` goes for these settings (see the module docstring)."""
+    explicit = settings.get("FAILURES_FILE")
+    if explicit:
+        return Path(explicit)
+    dataset_dir = settings.get("DATASET_DIR")
+    if dataset_dir:
+        return Path(dataset_dir) / FAILURES_FILENAME
+    for uri in settings.getdict("FEEDS"):
+        folder = local_feed_folder(str(uri))
+        if folder is not None:
+            return folder / FAILURES_FILENAME
+    return None
+
+
+def local_feed_folder(uri: str) -> Path | None:
+    """Folder of a local feed URI (``out.jsonl``, ``file:///x/out.jsonl``); None otherwise."""
+    parts = urlsplit(uri)
+    if parts.scheme == "file":
+        path = Path(unquote(parts.path))
+    elif parts.scheme and len(parts.scheme) > 1:  # s3://, ftp://, stdout: …
+        return None
+    else:  # a plain path (a one-letter "scheme" is a Windows drive)
+        path = Path(uri)
+    folder = path.parent
+    return None if "%(" in str(folder) else folder
+
+
+def failure_reason(kind: str, status: int | None, reason: str) -> str:
+    """The recorded reason: ``gone`` for a deleted entity, else the spider's reason."""
+    if kind in ENTITY_KINDS and status in GONE_STATUSES:
+        return GONE
+    return reason or "unknown"
+
+
+class FailureLog:
+    """Extension writing ``failures.jsonl`` and the ``failures/*`` stats."""
+
+    def __init__(self, stats: StatsCollector, path: Path | None) -> None:
+        self.stats = stats
+        self.path = path
+        self.file: IO[str] | None = None
+        self.reasons: Counter[str] = Counter()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        assert crawler.stats is not None
+        extension = cls(crawler.stats, failures_path(crawler.settings))
+        crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(extension.page_failed, signal=page_failed)
+        crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
+        return extension
+
+    def spider_opened(self, spider: Spider) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = self.path.open("w", encoding="utf-8")  # one run's failures, not stale ones
+        self.stats.set_value("failures/file", str(self.path))
+
+    def page_failed(
+        self,
+        url: str,
+        kind: str,
+        status: int | None,
+        reason: str,
+        attempts: int,
+        **_kwargs: Any,
+    ) -> None:
+        recorded = failure_reason(kind, status, reason)
+        self.reasons[recorded] += 1
+        if recorded == GONE:
+            self.stats.inc_value(f"failures/{GONE}")
+        else:
+            self.stats.inc_value("failures/total")
+            self.stats.inc_value(f"failures/{recorded}")
+        record = {
+            "url": url,
+            "kind": kind,
+            "status": status,
+            "reason": recorded,
+            "attempts": attempts,
+            "time": format_timestamp(datetime.now(UTC)),
+        }
+        if self.file is not None:
+            self.file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self.file.flush()
+
+    def spider_closed(self, spider: Spider) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+        if not self.reasons:
+            return
+        summary = ", ".join(f"{reason}: {n}" for reason, n in self.reasons.most_common())
+        where = f"; listed in {self.path}" if self.path is not None else ""
+        logger.info("Pages that failed for good: %s%s", summary, where)

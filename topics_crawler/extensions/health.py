@@ -1,0 +1,167 @@
+"""Crawl health checks at close, spidermon-style: enough items, few failures, few rejects.
+
+Checks (each off unless configured):
+
+* ``HEALTH_MIN_ITEMS`` — ``{"story": 1, "author": 1}``: at least that many
+  items of each type were scraped;
+* ``HEALTH_MAX_FAILURE_RATIO`` — pages that failed for good (``failures/total``,
+  deleted entities excluded) over pages attempted (``parse/pages/*`` +
+  ``fetch/failed/*``);
+* ``HEALTH_MAX_REJECT_RATIO`` — items the validate pipeline rejected
+  (``validate/rejected/<type>``) over items it saw (rejected + ``validate/valid/<type>``).
+
+A failed check is logged as an error with its figures and counted as
+``health/failed/<check>``; ``health/failed`` is then True. Scrapy's exit
+status ignores the close reason, so ``scrapy crawl`` (our command in
+:mod:`topics_crawler.commands.crawl`) reads that stat and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Self
+
+from itemadapter import ItemAdapter
+from scrapy import Spider, signals
+from scrapy.exceptions import NotConfigured
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+#: Stat set to True when any check failed (read by the crawl command).
+HEALTH_FAILED_STAT = "health/failed"
+
+
+@dataclass(frozen=True)
+class HealthConfig:
+    """Thresholds of the checks; None / empty turns a check off."""
+
+    min_items: Mapping[str, int] = field(default_factory=dict)
+    max_failure_ratio: float | None = None
+    max_reject_ratio: float | None = None
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> Self:
+        return cls(
+            min_items={str(k): int(v) for k, v in settings.getdict("HEALTH_MIN_ITEMS").items()},
+            max_failure_ratio=_optional_float(settings.get("HEALTH_MAX_FAILURE_RATIO")),
+            max_reject_ratio=_optional_float(settings.get("HEALTH_MAX_REJECT_RATIO")),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return (
+            not self.min_items
+            and self.max_failure_ratio is None
+            and (self.max_reject_ratio is None)
+        )
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check: its name, whether it passed, and the figures behind it."""
+
+    name: str
+    passed: bool
+    detail: str
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None or value == "" else float(value)
+
+
+def _sum_stats(stats: Mapping[str, Any], prefix: str) -> int:
+    """Sum of ``<prefix><name>`` stats one level deep (``validate/rejected/story``, not
+    ``validate/rejected/story/<reason>``)."""
+    return sum(
+        int(value)
+        for key, value in stats.items()
+        if key.startswith(prefix) and "/" not in key[len(prefix) :]
+    )
+
+
+def ratio(part: int, whole: int) -> float:
+    """``part / whole``; 1.0 when there is a part but no whole, 0.0 when neither."""
+    if whole <= 0:
+        return 1.0 if part > 0 else 0.0
+    return part / whole
+
+
+def evaluate(
+    config: HealthConfig, stats: Mapping[str, Any], items: Mapping[str, int]
+) -> list[CheckResult]:
+    """Run every configured check on the final stats and the item counts per type."""
+    results = [
+        CheckResult(
+            f"min_items/{item_type}",
+            items.get(item_type, 0) >= minimum,
+            f"{items.get(item_type, 0)} {item_type} items, minimum {minimum}",
+        )
+        for item_type, minimum in sorted(config.min_items.items())
+    ]
+    if config.max_failure_ratio is not None:
+        failed = int(stats.get("failures/total", 0))
+        attempted = _sum_stats(stats, "parse/pages/") + _sum_stats(stats, "fetch/failed/")
+        value = ratio(failed, attempted)
+        results.append(
+            CheckResult(
+                "max_failure_ratio",
+                value <= config.max_failure_ratio,
+                f"{failed} of {attempted} pages failed ({value:.1%}), "
+                f"maximum {config.max_failure_ratio:.1%}",
+            )
+        )
+    if config.max_reject_ratio is not None:
+        rejected = _sum_stats(stats, "validate/rejected/")
+        seen = rejected + _sum_stats(stats, "validate/valid/")
+        value = ratio(rejected, seen)
+        results.append(
+            CheckResult(
+                "max_reject_ratio",
+                value <= config.max_reject_ratio,
+                f"{rejected} of {seen} items rejected by validation ({value:.1%}), "
+                f"maximum {config.max_reject_ratio:.1%}",
+            )
+        )
+    return results
+
+
+class CrawlHealth:
+    """Extension running :func:`evaluate` when the spider closes."""
+
+    def __init__(self, stats: StatsCollector, config: HealthConfig) -> None:
+        self.stats = stats
+        self.config = config
+        self.items: Counter[str] = Counter()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        config = HealthConfig.from_settings(crawler.settings)
+        if not crawler.settings.getbool("HEALTH_ENABLED", True) or config.empty:
+            raise NotConfigured("no health checks configured")
+        assert crawler.stats is not None
+        extension = cls(crawler.stats, config)
+        crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
+        return extension
+
+    def item_scraped(self, item: Any) -> None:
+        item_type = ItemAdapter(item).get("item_type") or type(item).__name__.lower()
+        self.items[str(item_type)] += 1
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        results = evaluate(self.config, self.stats.get_stats(), self.items)
+        failed = [result for result in results if not result.passed]
+        for result in failed:
+            self.stats.set_value(f"health/failed/{result.name}", result.detail)
+            logger.error("Health check %s failed: %s", result.name, result.detail)
+        self.stats.set_value(HEALTH_FAILED_STAT, bool(failed))
+        if not failed:
+            logger.info("Health checks passed (%d checks, close reason %s)", len(results), reason)

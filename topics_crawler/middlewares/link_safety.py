@@ -1,0 +1,163 @@
+"""Refuse requests the crawler has no business making: other hosts, private addresses, odd schemes.
+
+Runs first among the downloader middlewares (before robots.txt, so a hostile
+host is not even asked for its robots.txt, and long before the mirror at
+950), on every request — including those built by the redirect middleware, so
+a Medium URL that redirects to ``http://10.0.0.1/`` is never followed.
+
+Allowed: ``http``/``https`` URLs up to ``MAX_URL_LENGTH`` characters on
+medium.com and its subdomains, on publication custom domains the spider
+flagged (``meta["medium_custom_domain"]`` on a request that is not a redirect),
+on hosts listed in ``LINK_SAFETY_ALLOWED_HOSTS``, and on the exact
+``host:port`` of ``MEDIUM_BASE_URL`` (which may be loopback, as in tests).
+Everything else raises :class:`UnsafeUrl` (the failure reason ``unsafe_url``),
+counted as ``safety/refused/<reason>`` and logged with the URL.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from typing import TYPE_CHECKING, Literal, Self
+from urllib.parse import urlsplit
+
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
+
+from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
+from topics_crawler.urls import MAX_URL_LENGTH, MEDIUM_HOST, MEDIUM_ROOT
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+RefusalReason = Literal["scheme", "too_long", "bad_url", "private_address", "other_host"]
+_LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
+_LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".localdomain")
+
+
+class UnsafeUrl(IgnoreRequest):
+    """A request refused by :class:`LinkSafetyMiddleware`."""
+
+    def __init__(self, url: str, reason: RefusalReason) -> None:
+        super().__init__(f"refused {reason} URL {shorten(url)}")
+        self.url = url
+        self.reason = reason
+
+
+def shorten(url: str, limit: int = 200) -> str:
+    """``url`` cut to ``limit`` characters for logs (absurd URLs must not flood them)."""
+    return url if len(url) <= limit else f"{url[:limit]}…({len(url)} chars)"
+
+
+def is_private_host(host: str) -> bool:
+    """True for loopback, private, link-local, reserved or unspecified IPs and local names."""
+    host = host.lower().rstrip(".").strip("[]")
+    if host in _LOCAL_NAMES or host.endswith(_LOCAL_SUFFIXES):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return _is_numeric_ipv4_alias(host)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return not address.is_global or address.is_multicast
+
+
+def _is_numeric_ipv4_alias(host: str) -> bool:
+    """``2130706433``, ``0x7f000001`` or ``127.1``: forms that resolvers read as an IPv4."""
+    parts = host.split(".")
+    if not all(part and (part.isdigit() or part.startswith("0x")) for part in parts):
+        return False
+    return len(parts) <= 4
+
+
+def is_medium_domain(host: str) -> bool:
+    """medium.com and any of its subdomains (``miro.medium.com`` included)."""
+    return host == MEDIUM_HOST or host.endswith("." + MEDIUM_HOST)
+
+
+class UrlPolicy:
+    """Which URLs may be requested (pure: no stats, no logging)."""
+
+    def __init__(self, allowed_hosts: Iterable[str] = (), allowed_netlocs: Iterable[str] = ()):
+        self.allowed_hosts = {h.lower().removeprefix("www.") for h in allowed_hosts}
+        self.allowed_netlocs = {n.lower() for n in allowed_netlocs}
+
+    def refusal(self, url: str, custom_domain: bool = False) -> RefusalReason | None:
+        """Why ``url`` must not be requested, or None when it may be.
+
+        ``custom_domain``: the spider vouched for this host as a publication's own domain.
+        """
+        if len(url) > MAX_URL_LENGTH:
+            return "too_long"
+        try:
+            parts = urlsplit(url)
+            host = (parts.hostname or "").lower().rstrip(".")
+            netloc = f"{host}:{parts.port}" if parts.port else host
+        except ValueError:
+            return "bad_url"
+        if parts.scheme not in ("http", "https"):
+            return "scheme"
+        if not host:
+            return "bad_url"
+        if netloc in self.allowed_netlocs:
+            return None
+        if is_private_host(host):
+            return "private_address"
+        bare = host.removeprefix("www.")
+        if is_medium_domain(bare) or bare in self.allowed_hosts or custom_domain:
+            return None
+        return "other_host"
+
+    def allow_host(self, host: str) -> None:
+        """Trust ``host`` from now on (a custom domain the spider vouched for)."""
+        self.allowed_hosts.add(host.lower().removeprefix("www."))
+
+
+def mirror_netloc(base_url: str | None) -> str | None:
+    """``host:port`` of ``MEDIUM_BASE_URL`` when it is not medium.com itself."""
+    if not base_url or base_url.rstrip("/") == MEDIUM_ROOT:
+        return None
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").lower()
+    if not host:
+        return None
+    return f"{host}:{parts.port}" if parts.port else host
+
+
+class LinkSafetyMiddleware:
+    """Downloader middleware enforcing :class:`UrlPolicy` on every request."""
+
+    def __init__(self, crawler: Crawler, policy: UrlPolicy) -> None:
+        self.crawler = crawler
+        self.policy = policy
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        mirror = mirror_netloc(settings.get("MEDIUM_BASE_URL"))
+        policy = UrlPolicy(
+            allowed_hosts=settings.getlist("LINK_SAFETY_ALLOWED_HOSTS"),
+            allowed_netlocs=[mirror] if mirror else [],
+        )
+        return cls(crawler, policy)
+
+    def process_request(self, request: Request) -> None:
+        redirected = bool(request.meta.get("redirect_urls"))
+        vouched = bool(request.meta.get(MEDIUM_CUSTOM_DOMAIN_META)) and not redirected
+        reason = self.policy.refusal(request.url, custom_domain=vouched)
+        if reason is None:
+            if vouched:
+                self.policy.allow_host(urlsplit(request.url).hostname or "")
+            return
+        assert self.crawler.stats is not None
+        self.crawler.stats.inc_value(f"safety/refused/{reason}")
+        origin = ""
+        if redirected:
+            origin = f" (redirected from {shorten(request.meta['redirect_urls'][0])})"
+        logger.warning("Refused %s URL %s%s", reason, shorten(request.url), origin)
+        raise UnsafeUrl(request.url, reason)
