@@ -46,6 +46,9 @@ class TopicsSpider(Spider):
         **kwargs: Any,
     ) -> None:
         super().__init__()
+        given = dict(tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow)
+        #: The ``-a`` arguments as given (recorded in the dataset manifest).
+        self.arguments: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         self.options = CrawlOptions.from_arguments(
             tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs
         )
