@@ -43,13 +43,14 @@ class MemoryDedupeState:
     """In-process state: forgets everything when the process ends."""
 
     def __init__(self) -> None:
-        self._hashes: dict[str, frozenset[str]] = {}
+        self._hashes: dict[str, str] = {}
+        """Key → space-separated hashes (a str is a fifth of a frozenset's size)."""
 
     def get(self, key: str) -> frozenset[str]:
-        return self._hashes.get(key, frozenset())
+        return frozenset(self._hashes.get(key, "").split())
 
     def put(self, key: str, hashes: Iterable[str]) -> None:
-        self._hashes[key] = frozenset(hashes)
+        self._hashes[key] = " ".join(sorted(hashes))
 
     def close(self) -> None:
         """Nothing to persist."""

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 import re
 from enum import Enum
+from typing import Any
+
+from itemadapter import ItemAdapter
+
+from topics_crawler.items import ITEM_CLASSES, item_to_dict
+
+ITEM_TYPES = tuple(ITEM_CLASSES.values())
 
 
 class Kind(Enum):
@@ -150,3 +157,13 @@ def raw_companion(item_type: str, name: str) -> str | None:
     """Name of the ``*_raw`` field that keeps the source text of ``name``, if the type has one."""
     candidate = f"{name}_raw"
     return candidate if candidate in FIELD_KINDS.get(item_type, {}) else None
+
+
+def record_of(item: Any) -> dict[str, Any] | None:
+    """Plain dict of an item (our dataclasses fast, anything else through itemadapter);
+    None when ``item`` is not an item at all."""
+    if isinstance(item, ITEM_TYPES):
+        return item_to_dict(item)
+    if not ItemAdapter.is_item(item):
+        return None
+    return ItemAdapter(item).asdict()

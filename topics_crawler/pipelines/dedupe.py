@@ -27,21 +27,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.dedupe_state import DedupeState, open_dedupe_state
 from topics_crawler.items import ITEM_CLASSES, Item, item_from_dict
+from topics_crawler.pipelines._fields import ITEM_TYPES, record_of
 from topics_crawler.pipelines._merge import (
     content_hash,
     content_of,
     entity_keys,
     merge_records,
 )
-
-ITEM_TYPES = tuple(ITEM_CLASSES.values())
 
 
 @dataclass
@@ -84,10 +82,10 @@ class DedupePipeline:
         self.stats.set_value("dedupe/entities", len(set(map(id, self._entities.values()))))
 
     def process_item(self, item: Any) -> Any:
-        if not ItemAdapter.is_item(item):
+        record = record_of(item)
+        if record is None:
             self.stats.inc_value("dedupe/no_key/unknown")
             return item
-        record = ItemAdapter(item).asdict()
         item_type = record.get("item_type")
         keys = entity_keys(str(item_type), record) if item_type in ITEM_CLASSES else []
         if not keys:

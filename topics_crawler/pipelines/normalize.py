@@ -19,7 +19,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
@@ -33,7 +32,7 @@ from topics_crawler.normalize import (
     tag_slug,
     unique,
 )
-from topics_crawler.pipelines._fields import FIELD_KINDS, Kind, raw_companion
+from topics_crawler.pipelines._fields import FIELD_KINDS, Kind, raw_companion, record_of
 from topics_crawler.urls import canonical_url
 
 logger = logging.getLogger(__name__)
@@ -262,9 +261,9 @@ def _keep_unreadable(out: dict[str, Any], item_type: str, name: str, raw: str) -
 
 def known_item_type(item: Any) -> tuple[str | None, dict[str, Any] | None]:
     """``(item_type, plain dict)`` of an item or dict of a known type, else ``(None, None)``."""
-    if not ItemAdapter.is_item(item):
+    record = record_of(item)
+    if record is None:
         return None, None
-    record = ItemAdapter(item).asdict()
     item_type = record.get("item_type")
     if not isinstance(item_type, str) or item_type not in ITEM_CLASSES:
         return None, None

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
@@ -28,6 +27,7 @@ from topics_crawler.pipelines._fields import (
     DOMAIN_RE,
     FIELD_KINDS,
     HEX_ID_RE,
+    ITEM_TYPES,
     LANGUAGE_RE,
     POST_ID_RE,
     REQUIRED,
@@ -36,11 +36,10 @@ from topics_crawler.pipelines._fields import (
     USERNAME_RE,
     Kind,
     raw_companion,
+    record_of,
 )
 from topics_crawler.pipelines.rejects import RejectsWriter, reject_record, rejects_path
 from topics_crawler.urls import canonical_url
-
-ITEM_TYPES = tuple(ITEM_CLASSES.values())
 
 Check = Callable[[Any], str | None]
 """A format check: None when the (non-None) value is fine, else the problem name."""
@@ -171,9 +170,9 @@ CHECKS: dict[Kind, Check] = {
 
 def item_type_of(item: Any) -> tuple[str, dict[str, Any] | None, list[str]]:
     """``(type for stats, plain dict, reasons)``; reasons are set when the type is unusable."""
-    if not ItemAdapter.is_item(item):
+    record = record_of(item)
+    if record is None:
         return "unknown", None, ["item:not_an_item"]
-    record = ItemAdapter(item).asdict()
     item_type = record.get("item_type")
     if item_type is None:
         return "unknown", record, ["item_type:missing"]
