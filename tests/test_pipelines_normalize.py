@@ -92,6 +92,8 @@ def test_text_trimmed_nfc_and_folded() -> None:
         story(title=f"  {decomposed}\u00a0 culture \n", text=f"\n  {decomposed}\n\n    code()\n")
     )
     assert item.title == "Café culture"
+    typographic = make_pipeline().process_item(story(title="Flags\u200a—\u200aHow\n to use"))
+    assert typographic.title == "Flags\u200a—\u200aHow to use", "hair spaces kept, lines folded"
     assert item.text == "Café\n\n    code()", "body keeps paragraphs and code indentation"
 
 

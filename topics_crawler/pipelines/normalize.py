@@ -14,6 +14,7 @@ pipeline sees it and rejects the item with a reason.
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -37,6 +38,7 @@ from topics_crawler.urls import canonical_url
 
 logger = logging.getLogger(__name__)
 
+_LINE_BREAKS_RE = re.compile(r" *\n[\n ]*")
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})
 
@@ -57,7 +59,7 @@ def _text(value: Any, now: datetime) -> tuple[str | None, None]:
     if not isinstance(value, str):
         raise Unreadable(value)
     text = clean_text(value)
-    return (" ".join(text.split()) if text else None), None
+    return (_LINE_BREAKS_RE.sub(" ", text) if text else None), None
 
 
 def _body(value: Any, now: datetime) -> tuple[str | None, None]:
