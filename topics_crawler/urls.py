@@ -176,5 +176,5 @@ def author_url(username: str) -> str:
 def publication_url(slug: str, domain: str | None = None) -> str:
     """Canonical home URL of a publication: its custom domain when it has one."""
     if domain:
-        return f"https://{domain.lower()}"
+        return f"https://{domain.lower()}/"
     return f"{MEDIUM_ROOT}/{slug.lower()}"
