@@ -38,6 +38,10 @@ _UNIT_SECONDS = {
 _DAY_FORMATS = ("%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%Y-%m-%d")
 _DAY_NO_YEAR_FORMATS = ("%b %d", "%B %d")
 _SLUG_STRIP_RE = re.compile(r"[\W_]+")
+#: Blank runs that fold to one space: two or more blanks, or a lone non-space blank
+#: (a lone space is left alone, so ordinary prose needs no substitution at all).
+_BLANKS_RE = re.compile(r"[ \t\r\f\v]{2,}|[\t\r\f\v]")
+_LINE_EDGE_RE = re.compile(r" *\n *")
 
 
 def clean_text(value: Any) -> str | None:
@@ -45,9 +49,10 @@ def clean_text(value: Any) -> str | None:
     if value is None:
         return None
     text = unicodedata.normalize("NFC", str(value)).replace("\u00a0", " ")
-    text = re.sub(r"[ \t\r\f\v]+", " ", text)
-    text = re.sub(r" *\n *", "\n", text).strip()
-    return text or None
+    text = _BLANKS_RE.sub(" ", text)
+    if "\n" in text:
+        text = _LINE_EDGE_RE.sub("\n", text)
+    return text.strip() or None
 
 
 def parse_count(value: Any) -> tuple[int | None, str | None]:

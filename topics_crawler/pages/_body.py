@@ -16,6 +16,7 @@ from typing import Any
 import lxml.html
 
 from topics_crawler.normalize import clean_text
+from topics_crawler.pages._document import iter_tags
 from topics_crawler.pages._state import ApolloState
 
 Paragraph = tuple[str, str]
@@ -128,25 +129,72 @@ _DOM_TYPES = {
     "figcaption": "P",
     "p": "P",
 }
+#: 2019+ React body: these blocks inside ``<article>`` …
+ARTICLE_BLOCK_TAGS = ("p", "h1", "h2", "h3", "h4", "pre", "li", "blockquote", "figcaption")
+#: … unless nested in one of these blocks …
+_NESTING_TAGS = frozenset({"p", "li", "blockquote", "pre"})
+#: … or inside (or being) the byline, whose class names contain one of these.
+_BYLINE_CLASSES = ("pw-published-date", "pw-author", "pw-reading-time", "pw-post-byline-header")
+
+
+def class_predicate(name: str) -> str:
+    """XPath predicate: the element's ``class`` has the token ``name``. The plain substring
+    test goes first, so the costly token test only runs on the few candidates."""
+    return (
+        f"[contains(@class, '{name}')]"
+        f"[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+    )
+
+
 #: G1/G2 server-rendered body: every block carries the ``graf`` class.
-_GRAF_XPATH = "//*[contains(concat(' ', normalize-space(@class), ' '), ' graf ')]"
-#: 2019+ React body: blocks inside ``<article>``, not nested in another block.
-_ARTICLE_XPATH = (
-    "//article//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::pre"
-    " or self::li or self::blockquote or self::figcaption]"
-    "[not(ancestor::p or ancestor::li or ancestor::blockquote or ancestor::pre)]"
-    "[not(ancestor-or-self::*[contains(@class, 'pw-published-date')"
-    " or contains(@class, 'pw-author') or contains(@class, 'pw-reading-time')"
-    " or contains(@class, 'pw-post-byline-header')])]"
-)
+_GRAF_XPATH = "//*" + class_predicate("graf")
 
 
 def dom_paragraphs(tree: lxml.html.HtmlElement | None) -> list[Paragraph]:
     """``(type, text)`` pairs read from the body markup (``graf`` blocks, else ``<article>``)."""
     if tree is None:
         return []
-    elements = tree.xpath(_GRAF_XPATH) or tree.xpath(_ARTICLE_XPATH)
+    elements = tree.xpath(_GRAF_XPATH) or article_blocks(tree)
     return [(_dom_type(element), text_with_breaks(element)) for element in elements]
+
+
+def article_blocks(tree: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
+    """Body blocks of a 2019+ page in document order, found by C-level tag walks inside each
+    outermost ``<article>``; each candidate then checks its ancestors up to the article (an
+    XPath ``ancestor::`` test on every element of the page costs more than the tree)."""
+    blocks: list[lxml.html.HtmlElement] = []
+    for article in iter_tags(tree, "article"):
+        if _is_outermost_body_article(article):
+            candidates = article.iter(*ARTICLE_BLOCK_TAGS)
+            blocks += [element for element in candidates if _is_article_block(element, article)]
+    return blocks
+
+
+def _is_outermost_body_article(article: lxml.html.HtmlElement) -> bool:
+    """Not inside another ``<article>`` (that one's walk covers it), a block or the byline."""
+    if _is_byline(article):
+        return False
+    return not any(
+        ancestor.tag == "article" or ancestor.tag in _NESTING_TAGS or _is_byline(ancestor)
+        for ancestor in article.iterancestors()
+    )
+
+
+def _is_article_block(element: lxml.html.HtmlElement, article: lxml.html.HtmlElement) -> bool:
+    """Neither nested in another block nor part of the byline, up to ``article``."""
+    if _is_byline(element):
+        return False
+    for ancestor in element.iterancestors():
+        if ancestor is article:
+            return True
+        if ancestor.tag in _NESTING_TAGS or _is_byline(ancestor):
+            return False
+    return False
+
+
+def _is_byline(element: lxml.html.HtmlElement) -> bool:
+    classes = element.get("class")
+    return classes is not None and any(name in classes for name in _BYLINE_CLASSES)
 
 
 def text_with_breaks(element: lxml.html.HtmlElement) -> str:

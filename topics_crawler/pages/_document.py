@@ -9,8 +9,10 @@ recorded in :attr:`Document.errors` instead of raised.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 import lxml.html
@@ -28,6 +30,15 @@ from topics_crawler.urls import MEDIUM_HOST, MediumLink, classify_url
 
 def _is_medium_domain(host: str) -> bool:
     return host == MEDIUM_HOST or host.endswith("." + MEDIUM_HOST)
+
+
+def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.HtmlElement]:
+    """Elements named one of ``tags`` anywhere in ``tree``'s document, in document order,
+    like ``//tag`` but a C-level walk (several times cheaper). Broken captures can hold more
+    than one top-level ``<html>``; the walk covers every one, as XPath does."""
+    root = tree.getroottree().getroot()
+    tops = [*reversed(list(root.itersiblings(preceding=True))), root, *root.itersiblings()]
+    return chain.from_iterable(top.iter(*tags) for top in tops)
 
 
 def decode_body(body: bytes | str, encoding: str | None = None) -> str:
@@ -60,6 +71,7 @@ class Document:
         self.now = scraped_at or datetime.now(UTC)
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
+        self._markers: dict[str, bool] = {}
 
     def error(self, reason: str) -> None:
         """Record a problem with this page (reported as ``parse/errors/<kind>``)."""
@@ -69,7 +81,7 @@ class Document:
     @cached_property
     def tree(self) -> lxml.html.HtmlElement | None:
         """The parsed HTML tree, or None for an empty / unparseable body."""
-        if not self.text.strip():
+        if not self.text or self.text.isspace():
             self.error("empty body")
             return None
         try:
@@ -91,6 +103,19 @@ class Document:
         except etree.XPathError:
             return []
 
+    def iter_tags(self, *tags: str) -> Iterator[lxml.html.HtmlElement]:
+        """:func:`iter_tags` on the tree; none without a tree."""
+        tree = self.tree
+        return iter(()) if tree is None else iter_tags(tree, *tags)
+
+    def contains(self, marker: str) -> bool:
+        """``marker in self.text``, remembered: layers ask about the same markers repeatedly,
+        and each miss is a scan of the whole page."""
+        found = self._markers.get(marker)
+        if found is None:
+            found = self._markers[marker] = marker in self.text
+        return found
+
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
         """Elements matching a CSS selector; empty when there is no tree."""
         tree = self.tree
@@ -105,7 +130,7 @@ class Document:
         Some re-serialised captures write ``value=`` instead of ``content=``.
         """
         found: dict[str, str] = {}
-        for element in self.xpath("//meta"):
+        for element in self.iter_tags("meta"):
             key = element.get("property") or element.get("name") or element.get("itemprop")
             content = element.get("content")
             if content is None:
@@ -117,15 +142,19 @@ class Document:
     @cached_property
     def canonical_link(self) -> str | None:
         """``<link rel="canonical">`` href, if any."""
-        for element in self.xpath("//link[@rel='canonical'][@href]"):
-            return str(element.get("href"))
+        for element in self.iter_tags("link"):
+            href = element.get("href")
+            if href is not None and element.get("rel") == "canonical":
+                return str(href)
         return None
 
     @cached_property
     def json_ld(self) -> list[dict[str, Any]]:
         """Every JSON-LD object on the page (``@graph`` members flattened)."""
         objects: list[dict[str, Any]] = []
-        for script in self.xpath("//script[@type='application/ld+json']"):
+        for script in self.iter_tags("script"):
+            if script.get("type") != "application/ld+json":
+                continue
             raw = (script.text or "").strip()
             if raw.startswith("<![CDATA["):
                 raw = raw[len("<![CDATA[") :].removesuffix("]]>").strip()

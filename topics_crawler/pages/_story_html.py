@@ -19,7 +19,12 @@ from topics_crawler.normalize import (
     tag_slug,
     unique,
 )
-from topics_crawler.pages._body import count_words, dom_paragraphs, render_paragraphs
+from topics_crawler.pages._body import (
+    class_predicate,
+    count_words,
+    dom_paragraphs,
+    render_paragraphs,
+)
 from topics_crawler.pages._document import Document
 from topics_crawler.urls import (
     MEDIUM_HOST,
@@ -36,12 +41,12 @@ _SITE_SUFFIXES = (" - Medium", " – Medium", " | Medium")
 
 
 def _has_class(name: str) -> str:
-    return f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+    return f"//*{class_predicate(name)}"
 
 
 def is_legacy_markup(doc: Document) -> bool:
     """True for 2015–2018 server-rendered pages (``postArticle`` / ``graf`` markup)."""
-    return "postArticle" in doc.text
+    return doc.contains("postArticle")
 
 
 def _false(value: Any) -> bool:
@@ -189,7 +194,7 @@ def _testid_hook(value: str) -> Hook:
 
 def _first_text(doc: Document, *hooks: Hook) -> str | None:
     for marker, query in hooks:
-        if marker not in doc.text:
+        if not doc.contains(marker):
             continue
         for element in doc.xpath(query):
             text = clean_text(element.text_content())
@@ -210,8 +215,9 @@ def classify_href(href: str, base: str) -> MediumLink | None:
 
 def page_anchor_links(doc: Document) -> Iterator[MediumLink]:
     """Every anchor of the page that :func:`classify_href` recognises, page order."""
-    for href in doc.xpath("//a/@href"):
-        link = classify_href(str(href), doc.url)
+    for anchor in doc.iter_tags("a"):
+        href = anchor.get("href")
+        link = classify_href(str(href), doc.url) if href is not None else None
         if link is not None:
             yield link
 
@@ -235,7 +241,7 @@ def _dom_published(doc: Document) -> dict[str, Any]:
     text = _first_text(doc, _testid_hook("storyPublishDate"), _class_hook("pw-published-date"))
     if text is not None:
         published, raw = parse_timestamp(text, doc.now)
-    elif "postMetaInline" in doc.text:
+    elif doc.contains("postMetaInline"):
         times = doc.xpath(f"{_has_class('postMetaInline')}//time/@datetime")
         published, raw = parse_timestamp(str(times[0]) if times else None)
     else:
@@ -263,7 +269,7 @@ def _dom_tags(doc: Document) -> dict[str, Any]:
 
 
 def _dom_body(doc: Document) -> dict[str, Any]:
-    locked = "meteredContent" in doc.text and bool(
+    locked = doc.contains("meteredContent") and bool(
         doc.xpath("//article[contains(@class, 'meteredContent')]")
     )
     text = render_paragraphs(dom_paragraphs(doc.tree))

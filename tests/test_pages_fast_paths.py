@@ -1,0 +1,153 @@
+"""The parsers' fast paths select exactly what the plain XPath / regex versions select.
+
+Speed work replaced whole-tree XPath walks with C-level tag walks (``iter_tags``), an
+``ancestor::`` XPath with an ancestor walk (``article_blocks``), a token XPath with a
+substring pre-filter (``class_predicate``) and the white-space fold of ``clean_text`` with
+one that leaves lone spaces alone. Each is checked here against the reference it replaced,
+on every real capture and on small pages written to hit the edge cases.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from topics_crawler.normalize import clean_text
+from topics_crawler.pages import Document
+from topics_crawler.pages._body import article_blocks, class_predicate
+from topics_crawler.pages._document import iter_tags
+
+#: The ``<article>`` body XPath that :func:`article_blocks` replaced.
+REFERENCE_ARTICLE_XPATH = (
+    "//article//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::pre"
+    " or self::li or self::blockquote or self::figcaption]"
+    "[not(ancestor::p or ancestor::li or ancestor::blockquote or ancestor::pre)]"
+    "[not(ancestor-or-self::*[contains(@class, 'pw-published-date')"
+    " or contains(@class, 'pw-author') or contains(@class, 'pw-reading-time')"
+    " or contains(@class, 'pw-post-byline-header')])]"
+)
+CLASS_NAMES = ("graf", "graf--title", "pw-post-title", "pw-author-name", "postMetaInline")
+
+#: Edge cases for the article walk: nested articles, an article inside a list item and
+#: inside a byline, a byline inside the article, blocks nested in blocks (a heading in a
+#: caption counts, a paragraph in a quote does not), a second top-level ``<html>`` (as in
+#: a broken capture).
+EDGE_PAGE = """<html><head><meta name="a" content="1"></head><body>
+<ul><li><article><p>in a list item</p></article></li></ul>
+<div class="pw-author x"><article><p>in a byline</p></article></div>
+<article><h2>Title</h2>
+  <div class="pw-post-byline-header"><p>byline</p></div>
+  <p class="pw-reading-time">4 min</p>
+  <blockquote><p>nested in quote</p></blockquote>
+  <article><p>inner article</p><li>loose li</li></article>
+  <figure><figcaption>caption <h4>h4 in caption</h4></figcaption></figure>
+  <pre>code</pre>
+</article>
+<p>outside any article</p>
+</body></html>
+<html><body><article><p>second top-level html</p></article>
+<a href="/@late">late</a><meta name="b" content="2"></body></html>"""
+
+
+def html_captures(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.html"))
+
+
+def edge_tree() -> lxml.html.HtmlElement:
+    return lxml.html.fromstring(EDGE_PAGE)
+
+
+def page_trees(folder: Path) -> list[tuple[str, lxml.html.HtmlElement]]:
+    trees = [(path.name, lxml.html.fromstring(path.read_bytes())) for path in html_captures(folder)]
+    return [*trees, ("edge page", edge_tree())]
+
+
+def test_article_blocks_match_the_reference_xpath(real_pages: Path) -> None:
+    for name, tree in page_trees(real_pages):
+        assert article_blocks(tree) == tree.xpath(REFERENCE_ARTICLE_XPATH), name
+
+
+def test_article_blocks_on_the_edge_page() -> None:
+    texts = [element.text_content().strip() for element in article_blocks(edge_tree())]
+    assert texts == [
+        "Title",
+        "nested in quote",
+        "inner article",
+        "loose li",
+        "caption h4 in caption",
+        "h4 in caption",
+        "code",
+        "second top-level html",
+    ]
+
+
+@pytest.mark.parametrize("tag", ["meta", "link", "script", "a", "article"])
+def test_iter_tags_matches_descendant_xpath(real_pages: Path, tag: str) -> None:
+    for name, tree in page_trees(real_pages):
+        assert list(iter_tags(tree, tag)) == tree.xpath(f"//{tag}"), name
+
+
+def test_iter_tags_walks_every_top_level_element() -> None:
+    doc = Document(EDGE_PAGE, "https://medium.com/p/1")
+    assert doc.meta == {"a": "1", "b": "2"}
+    assert [a.get("href") for a in doc.iter_tags("a")] == ["/@late"]
+
+
+def test_iter_tags_without_a_tree_is_empty() -> None:
+    doc = Document(b"  \n", "https://medium.com/p/1")
+    assert list(doc.iter_tags("a")) == []
+    assert doc.errors == ["empty body"]
+
+
+@pytest.mark.parametrize("name", CLASS_NAMES)
+def test_class_predicate_matches_the_token_xpath(real_pages: Path, name: str) -> None:
+    token_only = f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+    for page, tree in page_trees(real_pages):
+        assert tree.xpath("//*" + class_predicate(name)) == tree.xpath(token_only), page
+
+
+def test_document_contains_remembers_the_answer() -> None:
+    doc = Document("<html><body>postArticle</body></html>", "https://medium.com/p/1")
+    assert doc.contains("postArticle")
+    assert not doc.contains("graf--title")
+    doc.text = "changed graf--title"  # each answer is read once per page, not re-scanned
+    assert doc.contains("postArticle")
+    assert not doc.contains("graf--title")
+
+
+def reference_clean_text(value: str) -> str | None:
+    """``clean_text`` before the speed change: every blank run replaced."""
+    text = unicodedata.normalize("NFC", value).replace("\u00a0", " ")
+    text = re.sub(r"[ \t\r\f\v]+", " ", text)
+    text = re.sub(r" *\n *", "\n", text).strip()
+    return text or None
+
+
+@pytest.mark.parametrize(
+    ("raw", "cleaned"),
+    [
+        ("a \t b", "a b"),
+        ("a\t b", "a b"),
+        ("a \tb", "a b"),
+        ("a\tb", "a b"),
+        ("a\u00a0 b", "a b"),
+        ("  x  \n  y \t\n\tz ", "x\ny\nz"),
+        ("one two", "one two"),
+        ("\t\r\f\v", None),
+    ],
+)
+def test_clean_text_folds_blanks(raw: str, cleaned: str | None) -> None:
+    assert clean_text(raw) == cleaned == reference_clean_text(raw)
+
+
+def test_clean_text_matches_the_reference_on_random_blanks() -> None:
+    rng = random.Random(20261130)
+    alphabet = " \t\r\n\f\vab\u00a0"
+    for _ in range(5000):
+        raw = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert clean_text(raw) == reference_clean_text(raw), repr(raw)
