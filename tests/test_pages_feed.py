@@ -152,7 +152,7 @@ def test_custom_domain_publication_feed(frozen_now: datetime) -> None:
     assert (owner.slug, owner.domain, owner.url) == (
         None,
         "brew.example.org",
-        "https://brew.example.org",
+        "https://brew.example.org/",
     )
     assert [(ln.kind, ln.key) for ln in result.links] == [("story", "0123456789ab")]
 

@@ -86,7 +86,7 @@ def test_state_wins_over_page_text_and_custom_domain_becomes_the_url() -> None:
     assert isinstance(publication, Publication)
     assert (publication.name, publication.url, publication.domain) == (
         "Cold Brew",
-        "https://brew.example.org",
+        "https://brew.example.org/",
         "brew.example.org",
     )
     assert (publication.followers, publication.followers_raw) == (3391, None)

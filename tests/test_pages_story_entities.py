@@ -81,7 +81,7 @@ def test_apollo_collection_with_domain() -> None:
     }
     pub = publication_from_apollo(ApolloState({}), collection, NOW)
     assert pub.publication_id == "544c7006046e"
-    assert pub.url == "https://humanparts.medium.com"
+    assert pub.url == "https://humanparts.medium.com/"
     assert pub.domain == "humanparts.medium.com"
     assert pub.followers == 306875
 
