@@ -1,0 +1,62 @@
+"""Serve the local Medium-like site until Ctrl-C; the first output line is its base URL.
+
+python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from tests.site.content import default_site
+from tests.site.server import SiteServer
+
+ARCHIVE_TAG = "distributed-training"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.site", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--port", type=int, default=0, help="port to bind (default: a free one)")
+    parser.add_argument(
+        "--archive", type=int, default=0, metavar="N",
+        help=f"add N synthetic stories to the {ARCHIVE_TAG} tag (scale tests)",
+    )  # fmt: skip
+    parser.add_argument("--latency", type=float, default=0.0, metavar="MS",
+                        help="delay every response by MS milliseconds")  # fmt: skip
+    parser.add_argument("--access-log", type=Path, default=None, metavar="FILE",
+                        help="append 'METHOD PATH STATUS' lines to FILE")  # fmt: skip
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.archive < 0 or args.latency < 0:
+        print("--archive and --latency must not be negative", file=sys.stderr)
+        return 2
+    content = default_site()
+    if args.archive:
+        content = content.with_archive(ARCHIVE_TAG, args.archive, seed=0)
+    server = SiteServer(
+        content, latency=args.latency / 1000, access_log=args.access_log, port=args.port
+    )
+    try:
+        server.start()
+    except OSError as exc:
+        print(f"cannot bind port {args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""URL routing of the local site: a request path in, a status, headers and body out.
+
+Paths are those of medium.com (``/tag/<slug>``, ``/@user``, ``/@user/<slug>-<id>``,
+``/<pub>``, ``/<pub>/<slug>-<id>``, ``/p/<id>``); pages of other hosts (custom
+domains) live under ``/_host/<host>/<path>``, the way the crawler's mirror
+middleware maps them. Pages are rendered from the content on every call.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+from tests.site.model import SiteContent, SiteStory
+from tests.site.render import author_page, publication_page, robots_txt, story_page
+from tests.site.tag_page import tag_page
+
+HTML = "text/html; charset=utf-8"
+_STORY_ID_RE = re.compile(r"-([0-9a-f]{12})$")
+_HOST_PREFIX = "/_host/"
+
+
+@dataclass
+class Response:
+    """What the server sends back for one path."""
+
+    status: int
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def html(text: str) -> Response:
+    return Response(200, text.encode("utf-8"), {"Content-Type": HTML})
+
+
+def not_found(path: str) -> Response:
+    body = f"<!DOCTYPE html><html><body><h1>404</h1><p>No page at {path}</p></body></html>"
+    return Response(404, body.encode("utf-8"), {"Content-Type": HTML})
+
+
+def redirect(location: str) -> Response:
+    return Response(301, b"", {"Location": location, "Content-Type": HTML})
+
+
+def resolve(content: SiteContent, raw_path: str) -> Response:
+    """The response for ``raw_path`` (query string ignored, like Medium's tracking)."""
+    path = unquote(urlsplit(raw_path).path) or "/"
+    if path.startswith(_HOST_PREFIX):
+        host, _, rest = path[len(_HOST_PREFIX) :].partition("/")
+        return _on_host(content, host.lower(), "/" + rest, path)
+    return _on_medium(content, path)
+
+
+def _on_medium(content: SiteContent, path: str) -> Response:
+    segments = [s for s in path.split("/") if s]
+    if path == "/robots.txt":
+        return Response(200, robots_txt().encode(), {"Content-Type": "text/plain; charset=utf-8"})
+    if len(segments) == 2 and segments[0] == "tag" and segments[1] in content.tags:
+        return html(tag_page(content, content.tags[segments[1]]))
+    if len(segments) == 2 and segments[0] == "p":
+        story = content.stories.get(segments[1])
+        return redirect(content.story_path(story)) if story else not_found(path)
+    if len(segments) == 1 and segments[0].startswith("@"):
+        author = content.authors.get(segments[0][1:])
+        return html(author_page(content, author)) if author else not_found(path)
+    if len(segments) == 1 and segments[0] in content.publications:
+        publication = content.publications[segments[0]]
+        if publication.domain:
+            return redirect(publication.path)
+        return html(publication_page(content, publication))
+    if len(segments) == 2:
+        return _story(content, _story_by_path(content, segments[1]), path)
+    return not_found(path)
+
+
+def _on_host(content: SiteContent, host: str, rest: str, path: str) -> Response:
+    if host == "medium.com":
+        return _on_medium(content, rest)
+    publication = next((p for p in content.publications.values() if p.domain == host), None)
+    if publication is None:
+        return not_found(path)
+    segments = [s for s in rest.split("/") if s]
+    if rest == "/robots.txt":
+        return Response(200, robots_txt().encode(), {"Content-Type": "text/plain; charset=utf-8"})
+    if not segments:
+        return html(publication_page(content, publication))
+    if len(segments) == 1:
+        return _story(content, _story_by_path(content, segments[0]), path)
+    return not_found(path)
+
+
+def _story_by_path(content: SiteContent, last_segment: str) -> SiteStory | None:
+    match = _STORY_ID_RE.search(last_segment)
+    return content.stories.get(match.group(1)) if match else None
+
+
+def _story(content: SiteContent, story: SiteStory | None, path: str) -> Response:
+    """The story page at its own path; other paths with its id redirect there."""
+    if story is None:
+        return not_found(path)
+    own_path = content.story_path(story)
+    if path.rstrip("/") != own_path:
+        return redirect(own_path)
+    return html(story_page(content, story))

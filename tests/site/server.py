@@ -1,0 +1,163 @@
+"""The local site served over HTTP on 127.0.0.1 (port 0 by default), in a background thread.
+
+    with SiteServer(default_site()) as site:
+        fetch(site.url("/tag/distributed-training"))
+        assert site.count("/tag/distributed-training") == 1
+
+Every response is rendered from the (mutable) content at request time. Each
+request is recorded as ``(method, path, status)`` in a thread-safe in-memory
+log, and optionally appended to an access log file.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+from urllib.parse import urlsplit
+
+from tests.site.model import SiteContent
+from tests.site.routes import Response, resolve
+
+LogEntry = tuple[str, str, int]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _SiteHTTPServer
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        self._respond(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._respond(send_body=False)
+
+    def _respond(self, *, send_body: bool) -> None:
+        site = self.server.site
+        if site.latency:
+            time.sleep(site.latency)
+        response = resolve(site.content, self.path)
+        site.record(self.command, self.path, response.status)
+        self._send(response, send_body)
+
+    def _send(self, response: Response, send_body: bool) -> None:
+        self.send_response(response.status)
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(response.body)))
+        self.end_headers()
+        if send_body:
+            self.wfile.write(response.body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Silence the default stderr log; :class:`SiteServer` keeps its own."""
+
+
+class _SiteHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], site: SiteServer) -> None:
+        super().__init__(address, _Handler)
+        self.site = site
+
+
+class SiteServer:
+    """The local Medium-like site on ``127.0.0.1:<port>`` (a free port when 0)."""
+
+    def __init__(
+        self,
+        content: SiteContent,
+        *,
+        latency: float = 0.0,
+        access_log: Path | None = None,
+        port: int = 0,
+    ) -> None:
+        self.content = content
+        self.latency = latency
+        self.access_log = access_log
+        self.port = port
+        self._lock = threading.Lock()
+        self._requests: list[LogEntry] = []
+        self._httpd: _SiteHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ---------------------------------------------------------------
+
+    def start(self) -> Self:
+        """Bind and serve in a daemon thread; returns self."""
+        if self._httpd is not None:
+            raise RuntimeError("SiteServer already started")
+        self._httpd = _SiteHTTPServer(("127.0.0.1", self.port), self)
+        self.port = self._httpd.server_address[1]
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name=f"site-server-{self.port}", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (idempotent)."""
+        if self._httpd is None:
+            return
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # --- addresses ---------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>`` (no trailing slash)."""
+        if self._httpd is None:
+            raise RuntimeError("SiteServer is not running")
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str) -> str:
+        """Absolute URL of a site path (``/tag/llm``)."""
+        return self.base_url + ("" if path.startswith("/") else "/") + path
+
+    # --- access log --------------------------------------------------------------
+
+    def record(self, method: str, path: str, status: int) -> None:
+        """Log one request (called by the request handler threads)."""
+        with self._lock:
+            self._requests.append((method, path, status))
+            if self.access_log is not None:
+                with self.access_log.open("a", encoding="utf-8") as log:
+                    log.write(f"{method} {path} {status}\n")
+
+    @property
+    def requests(self) -> list[LogEntry]:
+        """Copy of the access log: ``(method, path with query, status)`` in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    def count(self, path: str, method: str | None = None) -> int:
+        """Requests for ``path`` (query strings ignored), optionally of one ``method``."""
+        return sum(
+            1
+            for m, p, _ in self.requests
+            if urlsplit(p).path == path and (method is None or m == method)
+        )
+
+    def clear_log(self) -> None:
+        """Forget the requests logged so far (the file log is kept)."""
+        with self._lock:
+            self._requests.clear()
