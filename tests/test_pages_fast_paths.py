@@ -1,10 +1,11 @@
-"""The parsers' fast paths select exactly what the plain XPath / regex versions select.
+"""The parsers' fast paths give exactly what the plain XPath / regex / str versions gave.
 
-Speed work replaced whole-tree XPath walks with C-level tag walks (``iter_tags``), an
-``ancestor::`` XPath with an ancestor walk (``article_blocks``), a token XPath with a
-substring pre-filter (``class_predicate``) and the white-space fold of ``clean_text`` with
-one that leaves lone spaces alone. Each is checked here against the reference it replaced,
-on every real capture and on small pages written to hit the edge cases.
+Speed work parses clean UTF-8 bytes instead of the decoded str, replaced whole-tree XPath
+walks with C-level tag walks (``iter_tags``), an ``ancestor::`` XPath with an ancestor walk
+(``article_blocks``), a token XPath with a substring pre-filter (``class_predicate``) and
+the white-space fold of ``clean_text`` with one that leaves lone spaces alone. Each is
+checked here against the reference it replaced, on every real capture and on small pages
+written to hit the edge cases.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import lxml.html
 import pytest
+from lxml import etree
 
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages import Document
@@ -65,6 +67,40 @@ def edge_tree() -> lxml.html.HtmlElement:
 def page_trees(folder: Path) -> list[tuple[str, lxml.html.HtmlElement]]:
     trees = [(path.name, lxml.html.fromstring(path.read_bytes())) for path in html_captures(folder)]
     return [*trees, ("edge page", edge_tree())]
+
+
+def serialised(tree: lxml.html.HtmlElement | None) -> str:
+    assert tree is not None
+    return etree.tostring(tree.getroottree(), encoding="unicode")
+
+
+def test_tree_from_utf8_bytes_equals_tree_from_text(real_pages: Path) -> None:
+    for path in html_captures(real_pages):
+        doc = Document(path.read_bytes(), "https://medium.com/p/1")
+        assert doc._utf8_body is not None, path.name
+        assert serialised(doc.tree) == serialised(lxml.html.fromstring(doc.text)), path.name
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<html><head><meta charset="iso-8859-1"></head><body><p>café 🎉</p></body></html>',
+        "\ufeff<html><body><p>café</p></body></html>",
+        "<html><body><p>naïve</p></body></html>",
+    ],
+)
+def test_utf8_bytes_are_read_as_utf8_whatever_the_page_declares(body: str) -> None:
+    doc = Document(body.encode("utf-8"), "https://medium.com/p/1")
+    assert serialised(doc.tree) == serialised(lxml.html.fromstring(body))
+
+
+def test_other_encodings_parse_the_decoded_text() -> None:
+    doc = Document(
+        "<html><body><p>café</p></body></html>".encode("latin-1"), "u", encoding="latin-1"
+    )
+    assert doc._utf8_body is None
+    assert doc.tree is not None
+    assert doc.tree.text_content() == "café"
 
 
 def test_article_blocks_match_the_reference_xpath(real_pages: Path) -> None:
