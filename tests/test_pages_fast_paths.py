@@ -174,6 +174,8 @@ def reference_clean_text(value: str) -> str | None:
         ("a\u00a0 b", "a b"),
         ("  x  \n  y \t\n\tz ", "x\ny\nz"),
         ("one two", "one two"),
+        ("zero\u200bwidth  space", "zero\u200bwidth space"),
+        ("tab\tafter\u200b", "tab after\u200b"),
         ("\t\r\f\v", None),
     ],
 )

@@ -49,9 +49,10 @@ def clean_text(value: Any) -> str | None:
     if value is None:
         return None
     text = unicodedata.normalize("NFC", str(value)).replace("\u00a0", " ")
-    text = _BLANKS_RE.sub(" ", text)
-    if "\n" in text:
-        text = _LINE_EDGE_RE.sub("\n", text)
+    if "  " in text or not text.isprintable():  # else there is nothing to fold (fast path)
+        text = _BLANKS_RE.sub(" ", text)
+        if "\n" in text:
+            text = _LINE_EDGE_RE.sub("\n", text)
     return text.strip() or None
 
 

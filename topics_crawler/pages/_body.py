@@ -150,11 +150,12 @@ def class_predicate(name: str) -> str:
 _GRAF_XPATH = "//*" + class_predicate("graf")
 
 
-def dom_paragraphs(tree: lxml.html.HtmlElement | None) -> list[Paragraph]:
-    """``(type, text)`` pairs read from the body markup (``graf`` blocks, else ``<article>``)."""
+def dom_paragraphs(tree: lxml.html.HtmlElement | None, *, graf: bool = True) -> list[Paragraph]:
+    """``(type, text)`` pairs read from the body markup (``graf`` blocks, else ``<article>``).
+    ``graf=False`` skips the ``graf`` walk (the page text has no such class)."""
     if tree is None:
         return []
-    elements = tree.xpath(_GRAF_XPATH) or article_blocks(tree)
+    elements = (graf and tree.xpath(_GRAF_XPATH)) or article_blocks(tree)
     return [(_dom_type(element), text_with_breaks(element)) for element in elements]
 
 

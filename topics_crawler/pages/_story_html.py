@@ -272,7 +272,7 @@ def _dom_body(doc: Document) -> dict[str, Any]:
     locked = doc.contains("meteredContent") and bool(
         doc.xpath("//article[contains(@class, 'meteredContent')]")
     )
-    text = render_paragraphs(dom_paragraphs(doc.tree))
+    text = render_paragraphs(dom_paragraphs(doc.tree, graf=doc.contains("graf")))
     return {
         "is_member_only": True if locked else None,
         "text": text,
