@@ -85,7 +85,7 @@ def make_middleware(**settings: object) -> tuple[RetryAfterMiddleware, Slot, Wai
     )
     crawler.spider = crawler._create_spider("test")
     slot = Slot(concurrency=2, delay=0.25, jitter=0)
-    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(slots={SLOT: slot}))  # type: ignore[assignment]
+    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(slots={SLOT: slot}))
     middleware = RetryAfterMiddleware.from_crawler(crawler)
     waits = Waits()
     middleware.sleep = waits
