@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -15,6 +19,8 @@ from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 from twisted.internet.error import TCPTimedOutError
 
+from tests.crawl_helpers import run_crawl
+from tests.fixture_cases import FIXTURES
 from topics_crawler.middlewares.retry_after import (
     RetryAfterMiddleware,
     RetryWaitPolicy,
@@ -26,6 +32,7 @@ from topics_crawler.middlewares.retry_after import (
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 URL = "https://medium.com/tag/llm"
 SLOT = "127.0.0.1"
+TAG_PAGE = FIXTURES / "own" / "tag" / "distributed-training" / "input.html"
 
 
 @pytest.mark.parametrize(
@@ -185,3 +192,56 @@ def test_project_settings_replace_scrapys_retry_middleware() -> None:
     assert middlewares["scrapy.downloadermiddlewares.retry.RetryMiddleware"] is None
     assert middlewares["topics_crawler.middlewares.retry_after.RetryAfterMiddleware"] == 550
     assert 429 in settings.RETRY_HTTP_CODES
+
+
+class RateLimitedHandler(BaseHTTPRequestHandler):
+    """First request for a tag page: 429 with Retry-After 1; then the page. Others: 404."""
+
+    hits: list[tuple[str, float]] = []  # noqa: RUF012 - shared by the server's handler threads
+
+    def do_GET(self) -> None:
+        self.hits.append((self.path, time.monotonic()))
+        tag_hits = [path for path, _ in self.hits if path.startswith("/tag/")]
+        if self.path.startswith("/tag/") and len(tag_hits) == 1:
+            status, body, extra = 429, b"slow down", {"Retry-After": "1"}
+        elif self.path.startswith("/tag/"):
+            status, body, extra = 200, TAG_PAGE.read_bytes(), {}
+        else:
+            status, body, extra = 404, b"not here", {}
+        self.send_response(status)
+        for name, value in {"Content-Type": "text/html", **extra}.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+@pytest.mark.integration
+def test_a_real_crawl_waits_for_retry_after_then_gets_the_page(tmp_path: Path) -> None:
+    if not TAG_PAGE.exists():
+        pytest.skip(f"tag fixture page missing: {TAG_PAGE}")
+    RateLimitedHandler.hits = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), RateLimitedHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run = run_crawl(
+            f"http://127.0.0.1:{server.server_address[1]}",
+            tmp_path,
+            "tags=distributed-training",
+            "follow=",
+            settings={"HEALTH_ENABLED": False, "TELNETCONSOLE_ENABLED": False},
+            timeout=120,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert run.returncode == 0, run.log[-2000:]
+    tag_times = [at for path, at in RateLimitedHandler.hits if path.startswith("/tag/")]
+    assert len(tag_times) == 2
+    assert tag_times[1] - tag_times[0] >= 1.0
+    assert run.stats["retry/retry_after"] == 1
+    assert run.stats["retry/slot_braked"] == 1
+    assert run.of_type("tag_page")
