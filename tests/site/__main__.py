@@ -6,9 +6,11 @@ python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from pathlib import Path
+from types import FrameType
 
 from tests.site.content import default_site
 from tests.site.server import SiteServer
@@ -32,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM stops the server like Ctrl-C (process managers send TERM)."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.archive < 0 or args.latency < 0:
@@ -49,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot bind port {args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(server.base_url, flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:

@@ -97,7 +97,8 @@ class SitePublication:
 
     @property
     def url(self) -> str:
-        return f"https://{self.domain}" if self.domain else f"{MEDIUM_ROOT}/{self.slug}"
+        """Canonical home URL (a bare custom domain keeps its ``/``, as ``canonical_url``)."""
+        return f"https://{self.domain}/" if self.domain else f"{MEDIUM_ROOT}/{self.slug}"
 
     @property
     def logo_id(self) -> str:

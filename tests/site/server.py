@@ -23,6 +23,8 @@ from tests.site.model import SiteContent
 from tests.site.routes import Response, resolve
 
 LogEntry = tuple[str, str, int]
+#: How often the serving thread checks for shutdown (stop() waits up to this long).
+_POLL_SECONDS = 0.05
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -93,7 +95,10 @@ class SiteServer:
         self._httpd = _SiteHTTPServer(("127.0.0.1", self.port), self)
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name=f"site-server-{self.port}", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": _POLL_SECONDS},
+            name=f"site-server-{self.port}",
+            daemon=True,
         )
         self._thread.start()
         return self
