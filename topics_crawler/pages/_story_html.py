@@ -20,7 +20,7 @@ from topics_crawler.normalize import (
     unique,
 )
 from topics_crawler.pages._body import (
-    class_predicate,
+    class_xpath,
     count_words,
     dom_paragraphs,
     render_paragraphs,
@@ -38,10 +38,6 @@ from topics_crawler.urls import (
 ARTICLE_TYPES = ("NewsArticle", "Article", "BlogPosting", "SocialMediaPosting")
 APP_LINK_KEYS = ("al:ios:url", "al:android:url", "twitter:app:url:iphone")
 _SITE_SUFFIXES = (" - Medium", " – Medium", " | Medium")
-
-
-def _has_class(name: str) -> str:
-    return f"//*{class_predicate(name)}"
 
 
 def is_legacy_markup(doc: Document) -> bool:
@@ -185,7 +181,7 @@ hooks of other page generations cost a substring search, not a walk of the tree.
 
 
 def _class_hook(name: str) -> Hook:
-    return name, _has_class(name)
+    return name, class_xpath(name)
 
 
 def _testid_hook(value: str) -> Hook:
@@ -242,7 +238,7 @@ def _dom_published(doc: Document) -> dict[str, Any]:
     if text is not None:
         published, raw = parse_timestamp(text, doc.now)
     elif doc.contains("postMetaInline"):
-        times = doc.xpath(f"{_has_class('postMetaInline')}//time/@datetime")
+        times = doc.xpath(f"{class_xpath('postMetaInline')}//time/@datetime")
         published, raw = parse_timestamp(str(times[0]) if times else None)
     else:
         published, raw = None, None
