@@ -161,14 +161,13 @@ def dom_paragraphs(tree: lxml.html.HtmlElement | None, *, graf: bool = True) -> 
 
 
 def article_blocks(tree: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
-    """Body blocks of a 2019+ page in document order, found by C-level tag walks inside each
-    outermost ``<article>``; each candidate then checks its ancestors up to the article (an
-    XPath ``ancestor::`` test on every element of the page costs more than the tree)."""
+    """Body blocks of a 2019+ page in document order: one walk down each outermost
+    ``<article>`` that does not enter blocks or the byline (an XPath ``ancestor::`` test on
+    every element of the page costs more than building the tree)."""
     blocks: list[lxml.html.HtmlElement] = []
     for article in iter_tags(tree, "article"):
         if _is_outermost_body_article(article):
-            candidates = article.iter(*ARTICLE_BLOCK_TAGS)
-            blocks += [element for element in candidates if _is_article_block(element, article)]
+            _collect_blocks(article, blocks)
     return blocks
 
 
@@ -182,16 +181,15 @@ def _is_outermost_body_article(article: lxml.html.HtmlElement) -> bool:
     )
 
 
-def _is_article_block(element: lxml.html.HtmlElement, article: lxml.html.HtmlElement) -> bool:
-    """Neither nested in another block nor part of the byline, up to ``article``."""
-    if _is_byline(element):
-        return False
-    for ancestor in element.iterancestors():
-        if ancestor is article:
-            return True
-        if ancestor.tag in _NESTING_TAGS or _is_byline(ancestor):
-            return False
-    return False
+def _collect_blocks(parent: lxml.html.HtmlElement, blocks: list[lxml.html.HtmlElement]) -> None:
+    """Append the body blocks under ``parent``; nothing inside a nesting block or the byline."""
+    for child in parent.iterchildren("*"):
+        if _is_byline(child):
+            continue
+        if child.tag in ARTICLE_BLOCK_TAGS:
+            blocks.append(child)
+        if child.tag not in _NESTING_TAGS:
+            _collect_blocks(child, blocks)
 
 
 def _is_byline(element: lxml.html.HtmlElement) -> bool:
