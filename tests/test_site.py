@@ -368,3 +368,16 @@ def test_expected_entities_come_from_the_model(content: SiteContent) -> None:
         "recommended",
     ]
     assert json.loads(json.dumps(expected)) == expected
+
+
+def test_archive_of_two_thousand_stories_is_served_and_reachable(content: SiteContent) -> None:
+    big = content.with_archive("distributed-training", 2000, seed=0)
+    stories, authors, _ = reachable(big, ["distributed-training"])
+    assert len(stories) + len(authors) >= 2000
+    last = big.stories_by(
+        big.stories[max(stories, key=lambda s: big.stories[s].published_at)].author
+    )
+    with SiteServer(big) as server:
+        assert fetch(server, big.story_path(last[0]))[0] == 200
+        author_page = fetch(server, f"/@{last[0].author}")[2].decode()
+    assert all(story.unique_slug in author_page for story in last)
