@@ -7,6 +7,7 @@ from any source end in one well-defined format.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
@@ -67,7 +68,9 @@ def parse_count(value: Any) -> tuple[int | None, str | None]:
     if isinstance(value, int):
         return (value, None) if value >= 0 else (None, str(value))
     if isinstance(value, float):
-        return (int(value), None) if value >= 0 and value == int(value) else (None, str(value))
+        if not math.isfinite(value) or value < 0 or value != int(value):
+            return None, str(value)
+        return int(value), None
     text = clean_text(value)
     if text is None:
         return None, None

@@ -74,16 +74,20 @@ def canonical_url(url: str, base: str | None = None) -> str | None:
     if not url or len(url) > MAX_URL_LENGTH:
         return None
     url = url.strip()
-    if base:
-        url = urljoin(base, url)
-    parts = urlsplit(url)
+    try:
+        if base:
+            url = urljoin(base, url)
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # "Invalid IPv6 URL", a port out of range…
+        return None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return None
     host = parts.hostname.lower().rstrip(".")
     if host.startswith("www."):
         host = host[4:]
-    if parts.port and parts.port not in (80, 443):
-        host = f"{host}:{parts.port}"
+    if port and port not in (80, 443):
+        host = f"{host}:{port}"
     path = re.sub(r"/{2,}", "/", parts.path or "/")
     if len(path) > 1:
         path = path.rstrip("/")

@@ -377,8 +377,9 @@ def _state_image_url(state: ApolloState, post: dict[str, Any]) -> str | None:
     image = state.resolve(raw)
     image_id = image.get("id") if isinstance(image, dict) else None
     if not image_id and isinstance(raw, dict):
-        ref = raw.get("__ref") or raw.get("id") or ""
-        image_id = ref.split(":", 1)[1] if ref.startswith("ImageMetadata:") else None
+        ref = raw.get("__ref") or raw.get("id")
+        if isinstance(ref, str) and ref.startswith("ImageMetadata:"):
+            image_id = ref.split(":", 1)[1]
     if not isinstance(image_id, str) or not image_id.strip():
         return None
     return PREVIEW_IMAGE_URL.format(image_id=image_id.strip())

@@ -41,6 +41,8 @@ def decode_after(text: str, marker: str, start: int = 0) -> tuple[Any, int] | No
         value, end = _DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
         raise StateError(f"broken JSON after {marker!r}: {exc.msg} (offset {exc.pos})") from exc
+    except RecursionError as exc:
+        raise StateError(f"JSON after {marker!r} is nested too deeply") from exc
     return value, end
 
 
@@ -102,6 +104,8 @@ def parse_json_payload(text: str) -> Any:
         return json.loads(body)
     except json.JSONDecodeError as exc:
         raise StateError(f"not JSON: {exc.msg} (offset {exc.pos})") from exc
+    except RecursionError as exc:
+        raise StateError("JSON nested too deeply") from exc
 
 
 class ApolloState:
