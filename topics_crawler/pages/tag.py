@@ -357,9 +357,20 @@ def _follow_entry(state: ApolloState | None, link: MediumLink, name: str) -> dic
         user = find_entity(state, ("User",), "username", username)
         user_id = lower_id(user.get("id")) if user else None
         return {"kind": "author", "id": user_id, "username": username, "name": name}
-    collection = find_entity(state, ("Collection", "Publication"), "slug", link.key)
+    # A publication on its own domain is linked (and keyed) by that domain.
+    collections = ("Collection", "Publication")
+    by_domain = "." in link.key
+    collection = find_entity(state, collections, "domain" if by_domain else "slug", link.key)
     collection_id = lower_id(collection.get("id")) if collection else None
-    return {"kind": "publication", "id": collection_id, "slug": link.key, "name": name}
+    slug = (
+        collection.get("slug") if collection and isinstance(collection.get("slug"), str) else None
+    )
+    return {
+        "kind": "publication",
+        "id": collection_id,
+        "slug": slug if isinstance(slug, str) and slug else (None if by_domain else link.key),
+        "name": name,
+    }
 
 
 def _state_entities(
