@@ -8,7 +8,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.fingerprint import CanonicalUrlFingerprinter
+from topics_crawler.fingerprint import CANONICAL_URL_META, CanonicalUrlFingerprinter
 from topics_crawler.middlewares.mirror import (
     MEDIUM_CUSTOM_DOMAIN_META,
     MediumMirrorMiddleware,
@@ -71,39 +71,52 @@ def test_mirror_with_path_prefix() -> None:
 
 def test_request_rewritten_and_response_handed_back_canonical() -> None:
     middleware = make_middleware()
-    spider = Spider("s")
     request = Request("https://medium.com/tag/ai", meta={"entity_kind": "tag"})
-    mirrored = middleware.process_request(request, spider)
+    mirrored = middleware.process_request(request)
     assert isinstance(mirrored, Request)
     assert mirrored.url == f"{BASE}/tag/ai"
     assert mirrored.dont_filter
     assert mirrored.meta["entity_kind"] == "tag"
-    assert middleware.process_request(mirrored, spider) is None  # not rewritten twice
+    assert middleware.process_request(mirrored) is None  # not rewritten twice
     response = HtmlResponse(mirrored.url, body=b"<html></html>", request=mirrored)
-    back = middleware.process_response(mirrored, response, spider)
+    back = middleware.process_response(mirrored, response)
     assert back.url == "https://medium.com/tag/ai"
 
 
-def test_redirect_location_into_the_mirror_is_mapped_back() -> None:
+def test_redirect_inside_the_mirror_keeps_canonical_identity() -> None:
     middleware = make_middleware()
-    spider = Spider("s")
-    mirrored = middleware.process_request(Request("https://medium.com/p/0123456789ab"), spider)
+    fingerprinter = CanonicalUrlFingerprinter()
+    mirrored = middleware.process_request(Request("https://medium.com/p/0123456789ab"))
     assert isinstance(mirrored, Request)
-    for location in (b"/@ev/a-0123456789ab", f"{BASE}/@ev/a-0123456789ab".encode()):
-        response = HtmlResponse(
-            mirrored.url, status=301, headers={"Location": location}, request=mirrored
-        )
-        back = middleware.process_response(mirrored, response, spider)
-        assert back.headers[b"Location"] == b"https://medium.com/@ev/a-0123456789ab"
+    # RedirectMiddleware copies the meta of the redirected request to the new URL.
+    redirected = mirrored.replace(url=f"{BASE}/@ev/a-0123456789ab")
+    assert middleware.process_request(redirected) is None
+    assert redirected.meta[CANONICAL_URL_META] == "https://medium.com/@ev/a-0123456789ab"
+    canonical = Request("https://medium.com/@ev/a-0123456789ab")
+    assert fingerprinter.fingerprint(redirected) == fingerprinter.fingerprint(canonical)
+    response = HtmlResponse(redirected.url, body=b"<html></html>", request=redirected)
+    assert middleware.process_response(redirected, response).url == canonical.url
+
+
+def test_custom_domain_is_mirrored_once_not_again_and_again() -> None:
+    middleware = make_middleware()
+    flagged = Request(
+        "https://tensorbeat.example/a-0123456789ab", meta={MEDIUM_CUSTOM_DOMAIN_META: True}
+    )
+    mirrored = middleware.process_request(flagged)
+    assert isinstance(mirrored, Request)
+    assert mirrored.url == f"{BASE}/_host/tensorbeat.example/a-0123456789ab"
+    assert middleware.process_request(mirrored) is None
+    robots = Request(f"{BASE}/robots.txt")  # robots.txt of the mirror, as RobotsTxt asks
+    assert middleware.process_request(robots) is None
 
 
 def test_custom_domain_requests_need_the_spider_flag() -> None:
     middleware = make_middleware()
-    spider = Spider("s")
     plain = Request("https://wtfeconomy.com/a-0123456789ab")
-    assert middleware.process_request(plain, spider) is None
+    assert middleware.process_request(plain) is None
     flagged = Request(plain.url, meta={MEDIUM_CUSTOM_DOMAIN_META: True})
-    mirrored = middleware.process_request(flagged, spider)
+    mirrored = middleware.process_request(flagged)
     assert isinstance(mirrored, Request)
     assert mirrored.url == f"{BASE}/_host/wtfeconomy.com/a-0123456789ab"
 
@@ -112,7 +125,7 @@ def test_fingerprint_is_that_of_the_canonical_url() -> None:
     middleware = make_middleware()
     fingerprinter = CanonicalUrlFingerprinter()
     canonical = Request("https://medium.com/@ev")
-    mirrored = middleware.process_request(canonical, Spider("s"))
+    mirrored = middleware.process_request(canonical)
     assert isinstance(mirrored, Request)
     assert fingerprinter.fingerprint(mirrored) == fingerprinter.fingerprint(canonical)
     # A copy to another URL (a redirect) no longer claims the old canonical URL.

@@ -40,7 +40,8 @@ MEDIUM_BASE_URL = os.environ.get("MEDIUM_BASE_URL", "https://medium.com")
 
 REQUEST_FINGERPRINTER_CLASS = "topics_crawler.fingerprint.CanonicalUrlFingerprinter"
 DOWNLOADER_MIDDLEWARES = {
-    "topics_crawler.middlewares.mirror.MediumMirrorMiddleware": 950,
+    # Before robots.txt (100): mirrored URLs obey the mirror's own robots.txt.
+    "topics_crawler.middlewares.mirror.MediumMirrorMiddleware": 90,
 }
 
 # --- Progress and stats ----------------------------------------------------------

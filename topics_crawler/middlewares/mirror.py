@@ -1,23 +1,27 @@
-"""Send medium.com requests to a mirror (``MEDIUM_BASE_URL``), keep canonical URLs everywhere else.
+"""Send Medium requests to a mirror (``MEDIUM_BASE_URL``), keep canonical URLs everywhere else.
 
 ``https://medium.com/<path>`` is fetched from ``<base>/<path>``; any other
-Medium host (a ``*.medium.com`` subdomain, a publication's custom domain) from
+Medium host (a ``*.medium.com`` subdomain, or a publication's custom domain,
+flagged by the spider with ``meta["medium_custom_domain"]``) from
 ``<base>/_host/<host>/<path>``. Spiders, parsers and items only ever see the
-canonical URL: the response is handed back under it, and ``Location`` headers
-that point into the mirror are mapped back too.
+canonical URL: every response from the mirror is handed back under it.
 
-The request is rewritten late in the chain (after robots.txt was checked for
-the canonical URL; the mirror's own robots.txt is checked too) and rescheduled
-with ``dont_filter``; its fingerprint stays the canonical one (see
-:mod:`topics_crawler.fingerprint`), so the HTTP cache and dupefilter key on it.
+The middleware runs early (before robots.txt): a canonical request is
+rescheduled under its mirror URL with ``dont_filter`` (it passed the
+dupefilter already, and its fingerprint stays the canonical one, see
+:mod:`topics_crawler.fingerprint`), so robots.txt, retries, redirects and the
+HTTP cache all work on the mirror as on medium.com, and the mirror's own
+robots.txt governs what is fetched from it. A request that is already on the
+mirror host (a redirect inside the mirror, a retry) gets its canonical URL
+worked out from its mirror URL.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Self
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
-from scrapy import Request, Spider
+from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
@@ -59,11 +63,16 @@ class MirrorMap:
             return None
         return urlunsplit((self.scheme, self.netloc, self.prefix + path, parts.query, ""))
 
+    def is_mirror_url(self, url: str) -> bool:
+        """True for URLs served by the mirror (its host, under its path prefix)."""
+        parts = urlsplit(url)
+        return parts.netloc == self.netloc and parts.path.startswith(self.prefix)
+
     def to_canonical(self, url: str) -> str:
         """Canonical URL for a mirror URL (other URLs come back unchanged)."""
-        parts = urlsplit(url)
-        if parts.netloc != self.netloc or not parts.path.startswith(self.prefix):
+        if not self.is_mirror_url(url):
             return url
+        parts = urlsplit(url)
         path = parts.path[len(self.prefix) :] or "/"
         host_root = MEDIUM_ROOT
         if path.startswith(HOST_PREFIX):
@@ -82,10 +91,15 @@ class MediumMirrorMiddleware:
     def from_crawler(cls, crawler: Crawler) -> Self:
         base = crawler.settings.get("MEDIUM_BASE_URL") or MEDIUM_ROOT
         if base.rstrip("/") == MEDIUM_ROOT:
-            raise NotConfigured("MEDIUM_BASE_URL is medium.com itself")
+            raise NotConfigured  # crawling medium.com itself: the normal case
         return cls(MirrorMap(base))
 
-    def process_request(self, request: Request, spider: Spider) -> Request | None:
+    def process_request(self, request: Request) -> Request | None:
+        if self.mirror.is_mirror_url(request.url):
+            if request.meta.get(MIRROR_URL_META) != request.url:
+                request.meta[MIRROR_URL_META] = request.url
+                request.meta[CANONICAL_URL_META] = self.mirror.to_canonical(request.url)
+            return None
         custom_domain = bool(request.meta.get(MEDIUM_CUSTOM_DOMAIN_META))
         mirror_url = self.mirror.to_mirror(request.url, custom_domain)
         if mirror_url is None:
@@ -93,16 +107,8 @@ class MediumMirrorMiddleware:
         meta = {**request.meta, CANONICAL_URL_META: request.url, MIRROR_URL_META: mirror_url}
         return request.replace(url=mirror_url, meta=meta, dont_filter=True)
 
-    def process_response(self, request: Request, response: Response, spider: Spider) -> Response:
-        canonical = request.meta.get(CANONICAL_URL_META)
-        if not canonical or request.meta.get(MIRROR_URL_META) != request.url:
-            return response
-        headers = response.headers.copy()
-        location = headers.get(b"Location")
-        if location:
-            absolute = urljoin(response.url, location.decode("latin-1"))
-            headers[b"Location"] = self.mirror.to_canonical(absolute).encode("latin-1")
-        canonical_url = self.mirror.to_canonical(response.url)
-        if canonical_url == response.url:  # fetched outside the mirror
-            canonical_url = canonical
-        return response.replace(url=canonical_url, headers=headers)
+    def process_response(self, request: Request, response: Response) -> Response:
+        if request.meta.get(MIRROR_URL_META) != request.url:
+            return response  # not fetched through the mirror
+        canonical = request.meta[CANONICAL_URL_META]
+        return response if response.url == canonical else response.replace(url=canonical)

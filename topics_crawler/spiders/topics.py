@@ -110,13 +110,16 @@ class TopicsSpider(Spider):
         request = failure.request  # type: ignore[attr-defined]
         kind = request.meta.get("entity_kind", "tag")
         response = getattr(failure.value, "response", None)
-        status = response.status if response is not None else None
-        reason = f"http_{status}" if status is not None else failure_reason(failure)
+        if response is not None:  # an HTTP error status
+            status, reason = response.status, f"http_{response.status}"
+        else:  # a download error, or a block (challenge, sign-in wall) with its own status
+            status, reason = getattr(failure.value, "status", None), failure_reason(failure)
+        url = request.meta.get(CANONICAL_URL_META, request.url)
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
-        self.logger.error("Could not fetch %s %s: %s", kind, request.url, failure.getErrorMessage())
+        self.logger.error("Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
         self.crawler.signals.send_catch_log(
             signal=page_failed,
-            url=request.meta.get(CANONICAL_URL_META, request.url),
+            url=url,
             kind=kind,
             status=status,
             reason=reason,
