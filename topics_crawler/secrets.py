@@ -109,7 +109,7 @@ class LogRedaction:
     def from_crawler(cls, crawler: Crawler) -> Self:
         secrets = redactable(secret_values(crawler.settings))
         if not secrets:
-            raise NotConfigured("no secrets configured")
+            raise NotConfigured  # no secrets: nothing to redact, nothing to log
         extension = cls(RedactingFilter(secrets))
         extension.install()
         crawler.signals.connect(extension.install, signal=signals.engine_started)
@@ -152,7 +152,7 @@ class MediumCookieMiddleware:
         secrets = secret_values(crawler.settings)
         header = cookie_header(secrets)
         if header is None:
-            raise NotConfigured("MEDIUM_COOKIE / MEDIUM_SID not set")
+            raise NotConfigured  # anonymous crawl: the normal case, not worth a warning
         mirror = mirror_netloc(crawler.settings.get("MEDIUM_BASE_URL"))
         return cls(header, redactable(secrets) or [header], mirror)
 

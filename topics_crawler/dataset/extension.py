@@ -111,7 +111,7 @@ class DatasetExtension:
         dataset_dir = crawler.settings.get("DATASET_DIR")
         staging_dir = crawler.settings.get("DATASET_STAGING_DIR")
         if not dataset_dir or not staging_dir:
-            raise NotConfigured("enabled by topics_crawler.dataset.DatasetAddon with DATASET_DIR")
+            raise NotConfigured  # enabled by DatasetAddon when DATASET_DIR is set
         extension = cls(crawler, Path(dataset_dir), Path(staging_dir))
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
