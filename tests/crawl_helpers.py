@@ -1,0 +1,73 @@
+"""Run real ``scrapy crawl`` processes against the local site and read what they produced."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class CrawlRun:
+    """A finished crawl: exit status, items, final stats and the log text."""
+
+    returncode: int
+    items: list[dict[str, Any]]
+    stats: dict[str, Any]
+    log: str
+    out_dir: Path
+
+    def of_type(self, item_type: str) -> list[dict[str, Any]]:
+        return [item for item in self.items if item.get("item_type") == item_type]
+
+    def counts(self) -> Counter[str]:
+        return Counter(item.get("item_type", "?") for item in self.items)
+
+
+def run_crawl(
+    base_url: str,
+    out_dir: Path,
+    *spider_args: str,
+    settings: dict[str, Any] | None = None,
+    spider: str = "topics",
+    timeout: float = 300,
+) -> CrawlRun:
+    """``scrapy crawl <spider>`` with ``MEDIUM_BASE_URL=base_url``; items to ``out_dir``.
+
+    ``spider_args`` are ``name=value`` strings passed as ``-a``.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    items_path = out_dir / "items.jsonl"
+    stats_path = out_dir / "stats.json"
+    log_path = out_dir / "crawl.log"
+    command = [sys.executable, "-m", "scrapy", "crawl", spider, "-O", str(items_path)]
+    for argument in spider_args:
+        command += ["-a", argument]
+    all_settings = {
+        "MEDIUM_BASE_URL": base_url,
+        "STATS_FILE": str(stats_path),
+        "LOG_FILE": str(log_path),
+        "LOG_LEVEL": "INFO",
+        "AUTOTHROTTLE_ENABLED": False,
+        **(settings or {}),
+    }
+    for name, value in all_settings.items():
+        command += ["-s", f"{name}={value}"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("MEDIUM_BASE_URL", None)
+    process = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    items = []
+    if items_path.exists():
+        items = [json.loads(line) for line in items_path.read_text("utf-8").splitlines() if line]
+    stats = json.loads(stats_path.read_text("utf-8")) if stats_path.exists() else {}
+    log = log_path.read_text("utf-8") if log_path.exists() else ""
+    return CrawlRun(process.returncode, items, stats, log + process.stderr, out_dir)
