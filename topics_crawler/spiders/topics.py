@@ -70,7 +70,9 @@ class TopicsSpider(Spider):
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
         for slug, url in self.options.tag_urls.items():
             self.requested.add(("tag", slug))
-            yield Request(url, callback=self.parse_tag, errback=self.on_error, cb_kwargs={})
+            yield Request(
+                url, callback=self.parse_tag, errback=self.on_error, meta={"entity_kind": "tag"}
+            )
 
     # --- callbacks ---------------------------------------------------------------
 
