@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from tests.site import demo
@@ -42,7 +43,7 @@ def test_failure_explains_what_went_wrong(
 ) -> None:
     items = write_lines(tmp_path / "items.jsonl", lines)
     counts, bad = demo.count_items(items)
-    run = demo.CrawlRun(["scrapy"], returncode, items, tmp_path / "crawl.log", counts, bad)
+    run = demo.CrawlRun(["scrapy"], returncode, tmp_path, tmp_path / "crawl.log", counts, bad)
     problem = demo.failure(run)
     if reason is None:
         assert problem is None
@@ -52,11 +53,28 @@ def test_failure_explains_what_went_wrong(
 
 
 def test_crawl_command_points_scrapy_at_the_site(tmp_path: Path) -> None:
-    command = demo.crawl_command("http://127.0.0.1:1234", ["a", "b"], tmp_path / "i.jsonl", "x")
+    command = demo.crawl_command("http://127.0.0.1:1234", ["a", "b"], tmp_path, "x")
     assert command[1:5] == ["-m", "scrapy", "crawl", "x"]
     assert "tags=a,b" in command
     assert "MEDIUM_BASE_URL=http://127.0.0.1:1234" in command
-    assert command[-2:] == ["-O", str(tmp_path / "i.jsonl")]
+    assert command[-2:] == ["-s", f"DATASET_DIR={tmp_path}"]
+
+
+def test_count_dataset_reads_every_entity_file(tmp_path: Path) -> None:
+    write_lines(tmp_path / "stories.jsonl", ['{"item_type": "story"}', '{"item_type": "story"}'])
+    write_lines(tmp_path / "tag_pages.jsonl", ['{"item_type": "tag_page"}', "oops"])
+    counts, bad = demo.count_dataset(tmp_path)
+    assert dict(counts) == {"story": 2, "tag_page": 1}
+    assert bad == 1
+
+
+def test_only_a_previous_demo_dataset_is_cleared(tmp_path: Path) -> None:
+    precious = write_lines(tmp_path / "notes.txt", ["keep me"])
+    demo.clear_previous_demo(tmp_path)
+    assert precious.exists()
+    write_lines(tmp_path / "manifest.json", ["{}"])
+    demo.clear_previous_demo(tmp_path)
+    assert not tmp_path.exists()
 
 
 @pytest.mark.integration
@@ -73,21 +91,29 @@ def test_failing_crawl_is_reported_with_the_log(
 
 @pytest.mark.integration
 @pytest.mark.slow
-def test_demo_crawl_yields_every_entity_of_the_site(
+def test_demo_crawl_writes_a_dataset_with_every_entity_and_a_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = demo.main(["--out", str(tmp_path), "--timeout", "300"])
-    output = capsys.readouterr()
-    assert status == 0, output.err
-    assert "Crawled the local site" in output.out
+    out = tmp_path / "demo"
+    for _ in range(2):  # a second demo replaces the first one: same result
+        status = demo.main(["--out", str(out), "--timeout", "300"])
+        output = capsys.readouterr()
+        assert status == 0, output.err
+        assert "Crawled the local site" in output.out
     expected = expected_entities(default_site(), list(demo.DEFAULT_TAGS))
-    lines = (tmp_path / "items.jsonl").read_text(encoding="utf-8").splitlines()
-    items = [json.loads(line) for line in lines]
+    files = {"tag_page": "tag_pages", "story": "stories", "author": "authors",
+             "publication": "publications"}  # fmt: skip
     keys = {"story": "story_id", "author": "username", "publication": "slug", "tag_page": "tag"}
-    groups = {"story": "stories", "author": "authors", "publication": "publications"}
-    found: dict[str, set[str]] = {}
-    for item in items:
-        found.setdefault(item["item_type"], set()).add(item[keys[item["item_type"]]])
-    assert found["tag_page"] == set(expected["tag_pages"])
-    for item_type, group in groups.items():
-        assert len(found[item_type]) == len(expected[group]), item_type
+    for item_type, name in files.items():
+        rows = pq.read_table(out / f"{name}.parquet").to_pylist()
+        lines = (out / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(rows) == len(lines) == len(expected[name]), item_type
+        assert {row[keys[item_type]] for row in rows} == set(expected[name])
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["counts"] == {
+        "story": len(expected["stories"]),
+        "author": len(expected["authors"]),
+        "publication": len(expected["publications"]),
+        "tag_page": 2,
+    }
+    assert list((out / "report").glob("*.png"))

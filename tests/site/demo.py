@@ -1,17 +1,21 @@
-"""``make demo``: crawl the local site with the ``topics`` spider and summarise the result.
+"""``make demo``: crawl the local site into a bulk dataset, report on it, summarise.
 
     python -m tests.site.demo --out data/demo
 
 Starts the site in-process on a free port, runs ``scrapy crawl topics`` in a
-subprocess (cwd = repo root) with ``MEDIUM_BASE_URL`` pointing at the site,
-writes ``<out>/items.jsonl`` and ``<out>/crawl.log``, then prints the items per
-type. Exits 1 with a clear message when the crawl fails or yields nothing.
+subprocess (cwd = repo root) with ``MEDIUM_BASE_URL`` pointing at the site and
+``DATASET_DIR=<out>`` (``stories.parquet``, ``stories.jsonl``, …,
+``manifest.json``), keeps the log in ``<out>/crawl.log``, writes the dataset
+report to ``<out>/report/``, then prints the items per type. A previous demo
+dataset in ``<out>`` is replaced, so the demo gives the same result every time.
+Exits 1 with a clear message when the crawl fails or yields nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -20,6 +24,8 @@ from pathlib import Path
 
 from tests.site.content import default_site
 from tests.site.server import SiteServer
+from topics_crawler.cli import main as cli_main
+from topics_crawler.dataset.layout import ENTITIES
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TAGS = ("distributed-training", "machine-learning")
@@ -32,7 +38,7 @@ class CrawlRun:
 
     command: list[str]
     returncode: int
-    items_path: Path
+    dataset_dir: Path
     log_path: Path
     counts: Counter[str]
     bad_lines: int
@@ -42,14 +48,31 @@ class CrawlRun:
         return sum(self.counts.values())
 
 
-def crawl_command(base_url: str, tags: list[str], items_path: Path, spider: str) -> list[str]:
+def crawl_command(base_url: str, tags: list[str], dataset_dir: Path, spider: str) -> list[str]:
     """The ``scrapy crawl`` command line of the demo."""
     return [
         sys.executable, "-m", "scrapy", "crawl", spider,
         "-a", f"tags={','.join(tags)}",
         "-s", f"MEDIUM_BASE_URL={base_url}",
-        "-O", str(items_path),
+        "-s", f"DATASET_DIR={dataset_dir}",
     ]  # fmt: skip
+
+
+def count_dataset(dataset_dir: Path) -> tuple[Counter[str], int]:
+    """Items per type in the dataset's JSONL files, and the number of unreadable lines."""
+    counts: Counter[str] = Counter()
+    bad = 0
+    for entity in ENTITIES:
+        found, unreadable = count_items(dataset_dir / entity.jsonl_name)
+        counts.update(found)
+        bad += unreadable
+    return counts, bad
+
+
+def clear_previous_demo(out: Path) -> None:
+    """Remove an earlier demo dataset from ``out`` (only a folder holding a manifest)."""
+    if (out / "manifest.json").is_file():
+        shutil.rmtree(out)
 
 
 def count_items(items_path: Path) -> tuple[Counter[str], int]:
@@ -77,11 +100,11 @@ def run_crawl(
     out: Path, tags: list[str], *, spider: str = "topics", timeout: float = 600.0
 ) -> CrawlRun:
     """Serve the default site and crawl it into ``out``; never raises for a failed crawl."""
+    clear_previous_demo(out)
     out.mkdir(parents=True, exist_ok=True)
-    items_path, log_path = out / "items.jsonl", out / "crawl.log"
-    items_path.unlink(missing_ok=True)
+    log_path = out / "crawl.log"
     with SiteServer(default_site(), access_log=out / "access.log") as site:
-        command = crawl_command(site.base_url, tags, items_path, spider)
+        command = crawl_command(site.base_url, tags, out, spider)
         with log_path.open("w", encoding="utf-8") as log:
             try:
                 done = subprocess.run(
@@ -92,8 +115,8 @@ def run_crawl(
             except subprocess.TimeoutExpired:
                 log.write(f"\n[demo] crawl killed after {timeout:.0f} s\n")
                 returncode = -1
-    counts, bad = count_items(items_path)
-    return CrawlRun(command, returncode, items_path, log_path, counts, bad)
+    counts, bad = count_dataset(out)
+    return CrawlRun(command, returncode, out, log_path, counts, bad)
 
 
 def failure(run: CrawlRun) -> str | None:
@@ -103,7 +126,7 @@ def failure(run: CrawlRun) -> str | None:
     if run.returncode != 0:
         return f"the crawl exited with status {run.returncode}"
     if run.bad_lines:
-        return f"{run.bad_lines} line(s) of {run.items_path} are not JSON"
+        return f"{run.bad_lines} line(s) of the dataset in {run.dataset_dir} are not JSON"
     if run.total == 0:
         return "the crawl finished but yielded no items"
     return None
@@ -123,8 +146,9 @@ def summary(run: CrawlRun) -> str:
         [
             f"Crawled the local site: {run.total} items",
             *rows,
-            f"items: {run.items_path}",
-            f"log:   {run.log_path}",
+            f"dataset: {run.dataset_dir} (Parquet + JSONL per type, manifest.json)",
+            f"report:  {run.dataset_dir / 'report'}",
+            f"log:     {run.log_path}",
         ]
     )
 
@@ -143,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"demo failed: {problem}", file=sys.stderr)
         print(f"command: {' '.join(run.command)}", file=sys.stderr)
         print(f"last lines of {run.log_path}:\n{log_tail(run.log_path)}", file=sys.stderr)
+        return 1
+    if cli_main(["report", str(run.dataset_dir), "--out", str(run.dataset_dir / "report")]) != 0:
+        print("demo failed: the dataset report could not be written", file=sys.stderr)
         return 1
     print(summary(run))
     return 0
