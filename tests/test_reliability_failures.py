@@ -118,6 +118,14 @@ def test_ratio_edges() -> None:
     assert ratio(1, 4) == 0.25
 
 
+def test_entities_unchanged_since_the_last_run_count_as_found() -> None:
+    config = HealthConfig(min_items={"story": 5})
+    stats = {"dedupe/unchanged/story": 13}
+    (result,) = evaluate(config, stats, {})
+    assert result.passed
+    assert result.detail == "13 story items (0 exported, 13 unchanged), minimum 5"
+
+
 def test_evaluate_passes_and_fails_with_figures() -> None:
     config = HealthConfig(
         min_items={"story": 10, "author": 1}, max_failure_ratio=0.1, max_reject_ratio=0.2
@@ -134,7 +142,9 @@ def test_evaluate_passes_and_fails_with_figures() -> None:
     }
     results = {r.name: r for r in evaluate(config, stats, {"story": 9, "author": 4})}
     assert not results["min_items/story"].passed
-    assert results["min_items/story"].detail == "9 story items, minimum 10"
+    assert results["min_items/story"].detail == (
+        "9 story items (9 exported, 0 unchanged), minimum 10"
+    )
     assert results["min_items/author"].passed
     assert not results["max_failure_ratio"].passed
     assert results["max_failure_ratio"].detail == ("3 of 20 pages failed (15.0%), maximum 10.0%")
@@ -165,8 +175,13 @@ def test_health_extension_flags_a_failed_crawl(caplog: pytest.LogCaptureFixture)
         extension.spider_closed(spider, "finished")
     assert crawler.stats is not None
     assert crawler.stats.get_value(HEALTH_FAILED_STAT) is True
-    assert crawler.stats.get_value("health/failed/min_items/story") == ("1 story items, minimum 2")
-    assert "Health check min_items/story failed: 1 story items, minimum 2" in caplog.text
+    assert crawler.stats.get_value("health/failed/min_items/story") == (
+        "1 story items (1 exported, 0 unchanged), minimum 2"
+    )
+    assert (
+        "Health check min_items/story failed: 1 story items (1 exported, 0 unchanged), minimum 2"
+        in caplog.text
+    )
 
 
 def scrapy_crawl(tmp_path: Path, *settings: str) -> subprocess.CompletedProcess[str]:
@@ -191,7 +206,10 @@ def scrapy_crawl(tmp_path: Path, *settings: str) -> subprocess.CompletedProcess[
 def test_scrapy_crawl_exits_1_when_a_health_check_fails(tmp_path: Path) -> None:
     failed = scrapy_crawl(tmp_path)
     assert failed.returncode == 1, failed.stderr[-2000:]
-    assert "Health check min_items/story failed: 0 story items, minimum 1" in failed.stderr
+    assert (
+        "Health check min_items/story failed: 0 story items (0 exported, 0 unchanged), minimum 1"
+        in failed.stderr
+    )
     assert "Health check max_failure_ratio failed: 1 of 1 pages failed" in failed.stderr
     record = json.loads((tmp_path / "failures.jsonl").read_text("utf-8"))
     assert record["url"] == "https://medium.com/tag/llm"

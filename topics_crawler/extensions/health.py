@@ -94,16 +94,25 @@ def ratio(part: int, whole: int) -> float:
     return part / whole
 
 
+def _min_items_check(
+    item_type: str, minimum: int, exported: int, stats: Mapping[str, Any]
+) -> CheckResult:
+    """Valid entities found: exported now, or unchanged since the last run (an
+    incremental crawl that finds nothing new is healthy)."""
+    unchanged = int(stats.get(f"dedupe/unchanged/{item_type}", 0))
+    found = exported + unchanged
+    detail = (
+        f"{found} {item_type} items ({exported} exported, {unchanged} unchanged), minimum {minimum}"
+    )
+    return CheckResult(f"min_items/{item_type}", found >= minimum, detail)
+
+
 def evaluate(
     config: HealthConfig, stats: Mapping[str, Any], items: Mapping[str, int]
 ) -> list[CheckResult]:
     """Run every configured check on the final stats and the item counts per type."""
     results = [
-        CheckResult(
-            f"min_items/{item_type}",
-            items.get(item_type, 0) >= minimum,
-            f"{items.get(item_type, 0)} {item_type} items, minimum {minimum}",
-        )
+        _min_items_check(item_type, minimum, items.get(item_type, 0), stats)
         for item_type, minimum in sorted(config.min_items.items())
     ]
     if config.max_failure_ratio is not None:
