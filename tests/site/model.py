@@ -195,6 +195,8 @@ class SiteContent:
     tags: dict[str, SiteTag] = field(default_factory=dict)
     now: datetime | None = None
     """Clock of relative card dates ("3d ago"); None means the real clock."""
+    graphql_fault: str | None = None
+    """Misbehaviour of ``/_/graphql`` for tests, one of ``tests.site.graphql.FAULTS``."""
 
     def add_author(self, author: SiteAuthor) -> SiteAuthor:
         self.authors[author.username] = author

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
+from tests.site.graphql import graphql_response
 from tests.site.model import SiteContent, SiteStory
 from tests.site.render import author_page, publication_page, robots_txt, story_page
 from tests.site.tag_page import tag_page
@@ -50,6 +51,14 @@ def resolve(content: SiteContent, raw_path: str) -> Response:
         host, _, rest = path[len(_HOST_PREFIX) :].partition("/")
         return _on_host(content, host.lower(), "/" + rest, path)
     return _on_medium(content, path)
+
+
+def resolve_post(content: SiteContent, raw_path: str, body: bytes) -> Response:
+    """The response to a POST: only ``/_/graphql`` takes them (see tests/site/graphql.py)."""
+    if urlsplit(raw_path).path != "/_/graphql":
+        return Response(405, b"", {"Allow": "GET, HEAD", "Content-Type": HTML})
+    status, payload, headers = graphql_response(content, body)
+    return Response(status, payload, headers)
 
 
 def _on_medium(content: SiteContent, path: str) -> Response:

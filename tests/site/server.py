@@ -20,9 +20,11 @@ from typing import Self
 from urllib.parse import urlsplit
 
 from tests.site.model import SiteContent
-from tests.site.routes import Response, resolve
+from tests.site.routes import Response, resolve, resolve_post
 
 LogEntry = tuple[str, str, int]
+#: Largest POST body read (the GraphQL endpoint's requests are a few kB).
+_MAX_POST_BYTES = 1 << 20
 #: How often the serving thread checks for shutdown (stop() waits up to this long).
 _POLL_SECONDS = 0.05
 
@@ -39,6 +41,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_HEAD(self) -> None:
         self._respond(send_body=False)
+
+    def do_POST(self) -> None:
+        site = self.server.site
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(min(max(length, 0), _MAX_POST_BYTES))
+        response = resolve_post(site.content, self.path, body)
+        site.record(self.command, self.path, response.status)
+        self._send(response, send_body=True)
 
     def _respond(self, *, send_body: bool) -> None:
         site = self.server.site
