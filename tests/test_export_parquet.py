@@ -85,11 +85,34 @@ def test_schema_types_follow_the_dataclass_annotations() -> None:
 
 def test_round_trip_keeps_values_types_lists_and_nulls() -> None:
     stories = [full_story(), Story(story_id="aa11bb22cc33")]
-    rows = export_parquet(stories).read().to_pylist()
+    rows = export_parquet(stories, item_class=Story).read().to_pylist()
     assert rows == [item_to_dict(story) for story in stories]
     assert rows[1]["claps"] is None
     assert rows[1]["is_member_only"] is None
     assert rows[1]["tags"] == []
+
+
+def test_a_feed_of_mixed_item_types_keeps_every_field_of_every_type() -> None:
+    items: list[Item] = [tag_page(), full_story(), Author(username="ada", followers=3)]
+    table = export_parquet(items).read()
+    assert table.column_names[0] == "item_type"
+    rows = table.to_pylist()
+    assert [row["item_type"] for row in rows] == ["tag_page", "story", "author"]
+    for item, row in zip(items, rows, strict=True):
+        expected = item_to_dict(item)
+        for name in ("sections", "subtopics", "who_to_follow"):
+            if name in expected:
+                expected[name] = json.dumps(expected[name], ensure_ascii=False)
+        assert {k: row[k] for k in expected} == expected
+    assert rows[2]["story_id"] is None
+
+
+def test_an_item_the_file_cannot_hold_is_refused_loudly() -> None:
+    buffer = io.BytesIO()
+    exporter = ParquetItemExporter(buffer, item_class=Story)
+    exporter.start_exporting()
+    with pytest.raises(TypeError, match="holds Story items, not Author"):
+        exporter.export_item(Author(username="ada"))
 
 
 def test_nested_values_are_json_text() -> None:

@@ -37,6 +37,8 @@ from scrapy.exporters import BaseItemExporter
 from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
 from scrapy.utils.misc import load_object
 
+from topics_crawler.items import ITEM_CLASSES
+
 logger = logging.getLogger(__name__)
 
 #: Field metadata key marking a string column that holds JSON text.
@@ -84,6 +86,20 @@ def arrow_schema(item_class: type) -> pa.Schema:
     return pa.schema(columns, metadata={ITEM_TYPE_KEY: item_type.encode()})
 
 
+def mixed_schema(item_classes: Iterable[type]) -> pa.Schema:
+    """One wide schema for a file holding several item types: the union of their
+    columns in first-seen order (``item_type`` first tells the rows apart)."""
+    columns: dict[str, pa.Field] = {}
+    for item_class in item_classes:
+        for column in arrow_schema(item_class):
+            known = columns.setdefault(column.name, column)
+            if not known.equals(column, check_metadata=True):
+                raise TypeError(
+                    f"column {column.name!r} has two types: {known.type}, {column.type}"
+                )
+    return pa.schema(list(columns.values()), metadata={ITEM_TYPE_KEY: b"mixed"})
+
+
 def is_json_column(column: pa.Field) -> bool:
     """True for a string column that holds JSON text (nested values)."""
     return bool(column.metadata and column.metadata.get(ENCODING_KEY) == b"json")
@@ -96,8 +112,12 @@ def _json_text(value: Any) -> str | None:
 class ParquetItemExporter(BaseItemExporter):
     """Write items to one Parquet file, ``row_group_size`` rows at a time (zstd by default).
 
-    The schema comes from ``item_class`` (a dataclass or its import path) or, when
-    not given, from the first exported item. Rows are buffered column by column and
+    The schema comes from ``item_class`` (a dataclass or its import path). Without
+    it, a feed of this project's items gets one wide schema covering all four item
+    types (:func:`mixed_schema`; use ``item_classes`` in FEEDS for one file per
+    type), and any other dataclass the schema of the first item. An item the
+    file's schema cannot hold raises ``TypeError`` (logged by the feed exporter)
+    rather than losing its fields. Rows are buffered column by column and
     written as one row group per batch, so memory depends on the batch, not the feed.
     ``fields_to_export`` (a list, or a dict field → column name) selects columns.
     """
@@ -123,6 +143,7 @@ class ParquetItemExporter(BaseItemExporter):
             load_object(item_class) if isinstance(item_class, str) else item_class
         )
         self.schema: pa.Schema | None = None
+        self._row_class: tuple[type, ...] | None = None  # item classes the schema holds
         self._sources: list[str] = []
         self._encoders: list[Callable[[Any], Any] | None] = []
         self._columns: list[list[Any]] = []
@@ -149,6 +170,12 @@ class ParquetItemExporter(BaseItemExporter):
     def export_item(self, item: Any) -> None:
         if self.schema is None:
             self._set_schema(type(item))
+        foreign = dataclasses.is_dataclass(item) and type(item) not in (self._row_class or ())
+        if foreign:
+            raise TypeError(
+                f"this Parquet feed holds {self._row_class_names()} items, not "
+                f"{type(item).__name__}: give each item type its own file (item_classes)"
+            )
         if dataclasses.is_dataclass(item):
             values: Iterable[Any] = (getattr(item, name, None) for name in self._sources)
         else:
@@ -173,12 +200,21 @@ class ParquetItemExporter(BaseItemExporter):
             raise TypeError(
                 f"ParquetItemExporter needs a dataclass item (or item_class), got {item_class!r}"
             )
-        full = arrow_schema(item_class)
+        project_classes = tuple(ITEM_CLASSES.values())
+        if self.item_class is None and item_class in project_classes:
+            self._row_class = project_classes
+            full = mixed_schema(project_classes)
+        else:
+            self._row_class = (item_class,)
+            full = arrow_schema(item_class)
         columns = self._selected_columns(full)
         self.schema = pa.schema([column for _, column in columns], metadata=full.metadata)
         self._sources = [source for source, _ in columns]
         self._encoders = [_json_text if is_json_column(col) else None for _, col in columns]
         self._columns = [[] for _ in columns]
+
+    def _row_class_names(self) -> str:
+        return "/".join(cls.__name__ for cls in self._row_class or ())
 
     def _selected_columns(self, full: pa.Schema) -> list[tuple[str, pa.Field]]:
         """(item field, output column) pairs honouring ``fields_to_export``."""
