@@ -149,3 +149,9 @@ EXTENSIONS.update(
         "topics_crawler.extensions.health.CrawlHealth": 800,
     }
 )
+
+# --- Tag history (GraphQL) ---
+# -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
+# (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP; see topics_crawler/spiders/_history.py.
+HISTORY_PAGE_SIZE = 100  # posts per listing request (the endpoint's maximum)
+HISTORY_MAX_PAGES = 1000  # listing requests per tag at most (100,000 stories), never loops

@@ -5,11 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Any
 
+from topics_crawler.graphql import SortOrder
 from topics_crawler.urls import classify_url, tag_url
 
 FOLLOW_CHOICES = ("stories", "authors", "publications")
+#: ``-a history`` values → the archive feed's sort order.
+HISTORY_CHOICES: dict[str, SortOrder] = {"newest": "NEWEST", "most_read": "MOST_READ"}
+#: Medium opened in August 2012; an earlier ``since`` is a typo.
+FIRST_YEAR = 2012
+_SINCE_RE = re.compile(r"^(\d{4})-(\d{2})$")
 _TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
 
 
@@ -29,6 +36,10 @@ class CrawlOptions:
     """Which links to follow: ``stories``, ``authors``, ``publications``."""
     ignored: dict[str, Any] = field(default_factory=dict)
     """Arguments the spider does not know (reported in the log, never fatal)."""
+    history: SortOrder | None = None
+    """Page each tag's whole archive over GraphQL in this order (None: tag pages only)."""
+    since: tuple[int, int] | None = None
+    """``(year, month)``: the history starts with that month (None: all time)."""
 
     @classmethod
     def from_arguments(
@@ -38,6 +49,10 @@ class CrawlOptions:
         max_stories: str | int | None = None,
         follow: str | None = None,
         extra: Mapping[str, Any] | None = None,
+        *,
+        history: str | None = None,
+        since: str | None = None,
+        today: date | None = None,
     ) -> CrawlOptions:
         tag_urls = {**_parse_tags(tags), **_parse_start_urls(start_urls)}
         if not tag_urls:
@@ -46,11 +61,17 @@ class CrawlOptions:
                 "or -a start_urls=https://medium.com/tag/<slug>"
             )
         ignored = {k: v for k, v in (extra or {}).items() if not k.startswith("_")}
+        sort_order = _parse_history(history)
+        month = _parse_since(since, today or datetime.now(UTC).date())
+        if month is not None and sort_order is None:
+            raise SpiderArgumentError("since: only applies with -a history=newest|most_read")
         return cls(
             tag_urls=tag_urls,
             max_stories=_parse_max_stories(max_stories),
             follow=_parse_follow(follow),
             ignored=ignored,
+            history=sort_order,
+            since=month,
         )
 
 
@@ -111,3 +132,28 @@ def _parse_follow(value: str | None) -> frozenset[str]:
             f"{','.join(FOLLOW_CHOICES)} or none"
         )
     return frozenset(chosen)
+
+
+def _parse_history(value: str | None) -> SortOrder | None:
+    if value is None or value == "":
+        return None
+    choice = HISTORY_CHOICES.get(value.strip().lower())
+    if choice is None:
+        raise SpiderArgumentError(
+            f"history: unknown value {value!r}; choose from {'|'.join(HISTORY_CHOICES)}"
+        )
+    return choice
+
+
+def _parse_since(value: str | None, today: date) -> tuple[int, int] | None:
+    if value is None or value == "":
+        return None
+    match = _SINCE_RE.match(value.strip())
+    month = (int(match.group(1)), int(match.group(2))) if match else None
+    if month is None or not 1 <= month[1] <= 12:
+        raise SpiderArgumentError(f"since: {value!r} is not a month as YYYY-MM (2024-06)")
+    if month > (today.year, today.month):
+        raise SpiderArgumentError(f"since: {value} is in the future (today is {today:%Y-%m-%d})")
+    if month[0] < FIRST_YEAR:
+        raise SpiderArgumentError(f"since: Medium has no stories before {FIRST_YEAR}")
+    return month

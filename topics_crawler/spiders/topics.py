@@ -9,12 +9,14 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a tags=distributed-training,machine-learning -O out.jsonl
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
     scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
+    scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 from scrapy import Request, Spider
@@ -27,6 +29,12 @@ from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import CrawlOptions
+from topics_crawler.spiders._history import (
+    HistoryCallbacks,
+    HistoryPager,
+    history_ranges,
+    is_history_fallback,
+)
 from topics_crawler.urls import MEDIUM_HOST, MediumLink
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
@@ -43,21 +51,28 @@ class TopicsSpider(Spider):
         start_urls: str | list[str] | None = None,
         max_stories: str | int | None = None,
         follow: str | None = None,
+        *,
+        history: str | None = None,
+        since: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__()
         given = dict(tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow)
+        given.update(history=history, since=since)
         #: The ``-a`` arguments as given (recorded in the dataset manifest).
         self.arguments: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         self.options = CrawlOptions.from_arguments(
-            tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs
-        )
+            tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
+            history=history, since=since,
+        )  # fmt: skip
         self.requested: set[tuple[str, str]] = set()
+        #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
+        self.history: HistoryPager | None = None
 
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
         """Raise :class:`SpiderArgumentError` (a ``ValueError``) for bad ``-a`` arguments."""
-        known = ("tags", "start_urls", "max_stories", "follow")
+        known = ("tags", "start_urls", "max_stories", "follow", "history", "since")
         extra = {k: v for k, v in spider_args.items() if k not in known}
         CrawlOptions.from_arguments(
             **{k: v for k, v in spider_args.items() if k in known}, extra=extra
@@ -68,26 +83,61 @@ class TopicsSpider(Spider):
             names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
             self.logger.warning("Ignoring unknown spider arguments: %s", names)
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
+        self.history = self.history_pager()
         for slug, url in self.options.tag_urls.items():
             self.requested.add(("tag", slug))
             yield Request(
                 url, callback=self.parse_tag, errback=self.on_error, meta={"entity_kind": "tag"}
             )
+            if self.history is not None:
+                yield self.history.start(slug, url)
+
+    def history_pager(self) -> HistoryPager | None:
+        """The GraphQL pager of ``-a history`` crawls (None without it)."""
+        if self.options.history is None:
+            return None
+        settings = self.crawler.settings
+        return HistoryPager(
+            sort_order=self.options.history,
+            ranges=history_ranges(self.options.since, datetime.now(UTC).date()),
+            callbacks=HistoryCallbacks(
+                self.parse_history, self.on_history_error, self.parse_tag, self.on_error
+            ),
+            stats=self.crawler.stats,
+            logger=self.logger,
+            max_stories=self.options.max_stories,
+            page_size=settings.getint("HISTORY_PAGE_SIZE", 100),
+            max_pages=settings.getint("HISTORY_MAX_PAGES", 1000),
+        )
 
     # --- callbacks ---------------------------------------------------------------
 
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
         result = self.parse_response(response, "tag")
         yield from result.items_of("tag_page")
-        cards = {s.story_id: s for s in result.items_of("story") if isinstance(s, Story)}
-        stories = result.links_of("story")[: self.options.max_stories]
-        for link in stories:
-            card = cards.get(link.key)
-            if "stories" in self.options.follow:
-                yield from self.follow_entity(link, known=card)
-            elif card is not None:
-                yield card
+        if self.history is None or is_history_fallback(response):
+            yield from self.take_stories(result, self.options.max_stories)
+        # else the tag's stories come from its history listing
         yield from self.follow_entities(result, ("author", "publication"))
+
+    def parse_history(self, response: Response) -> Iterator[Item | Request]:
+        """One page of a tag's GraphQL archive: its stories like tag-page cards, then
+        the next page (or, when the page is unusable, the tag page for the browser)."""
+        assert self.history is not None, "listing requests exist only with a pager"
+        result, follow_up = self.history.read(response)
+        yield from follow_up
+        if result is not None:
+            yield from self.take_stories(result, None)
+            yield from self.follow_entities(result, ("author", "publication"))
+
+    def on_history_error(self, failure: Failure) -> Iterator[Request]:
+        """A listing request failed for good (HTTP error, timeout): fall back like a bad page."""
+        assert self.history is not None, "listing requests exist only with a pager"
+        request = failure.request  # type: ignore[attr-defined]
+        response = getattr(failure.value, "response", None)
+        reason = f"http_{response.status}" if response is not None else failure_reason(failure)
+        tag = request.meta.get("history_tag", "")
+        yield from self.history.fail(tag, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
         result = self.parse_response(response, "story")
@@ -134,6 +184,16 @@ class TopicsSpider(Spider):
             yield known
 
     # --- helpers ------------------------------------------------------------------
+
+    def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
+        """Follow (or, when not following stories, yield) the first ``limit`` story cards."""
+        cards = {s.story_id: s for s in result.items_of("story") if isinstance(s, Story)}
+        for link in result.links_of("story")[:limit]:
+            card = cards.get(link.key)
+            if "stories" in self.options.follow:
+                yield from self.follow_entity(link, known=card)
+            elif card is not None:
+                yield card
 
     def parse_response(self, response: Response, kind: PageKind) -> PageResult:
         """Parse a page, count it, and report its problems with the URL."""

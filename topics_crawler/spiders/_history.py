@@ -1,0 +1,235 @@
+"""Tag history: page a tag's whole archive over GraphQL (plain HTTP POST, no browser).
+
+For each tag, :class:`HistoryPager` walks the time ranges of the crawl newest
+first (``-a since=YYYY-MM``: the months left in that year, then whole years up
+to the current one; no ``since``: all time), each through cursor pages of
+``HISTORY_PAGE_SIZE`` posts, until the listing ends, ``max_stories`` posts are
+taken or ``HISTORY_MAX_PAGES`` pages were read. Ranges are paged one after
+another, so ``max_stories`` keeps the newest ones.
+
+Every response is validated (:func:`~topics_crawler.graphql.read_archive_response`);
+on the first unusable one (GraphQL errors, an unexpected shape, a cursor that
+comes back, an HTTP failure) the tag's paging stops with a logged reason,
+``history/failed/<reason>`` is counted, and the tag page is requested again
+with ``meta["render_reason"] = "history_fallback"`` so the browser path (the
+render policy, which scrolls the tag page) can take over.
+
+Stats: ``history/requests``, ``history/pages``, ``history/stories``,
+``history/done``, ``history/stopped/page_cap``, ``history/failed/<reason>``,
+``history/fallback``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from scrapy import Request
+from scrapy.http import Response
+from scrapy.statscollectors import StatsCollector
+
+from topics_crawler.graphql import (
+    GRAPHQL_URL,
+    MAX_PAGE_SIZE,
+    REQUEST_HEADERS,
+    ArchiveFailure,
+    ArchivePage,
+    SortOrder,
+    TimeRange,
+    archive_result,
+    read_archive_response,
+    tag_archive_body,
+)
+from topics_crawler.middlewares.blocked import RENDER_REASON_META
+from topics_crawler.normalize import format_timestamp
+from topics_crawler.pages import PageResult
+
+#: ``meta["render_reason"]`` of the tag page request that replaces a failed history.
+HISTORY_FALLBACK = "history_fallback"
+#: Request meta key: the tag slug a listing request pages.
+HISTORY_TAG_META = "history_tag"
+#: Listing requests go before story pages, so paging never waits behind a page's stories.
+LISTING_PRIORITY = 10
+
+Callback = Callable[..., Any]
+
+
+def history_ranges(since: tuple[int, int] | None, today: date) -> list[TimeRange]:
+    """Time ranges covering ``since`` (year, month) to today, newest first, in as few
+    requests as possible: whole years, and months only for the part of the first year
+    (and of the current year, when ``since`` is in it) that is not a whole year."""
+    if since is None:
+        return [TimeRange.all_time()]
+    first_year, first_month = since
+    ranges = [TimeRange.in_year(year) for year in range(today.year, first_year, -1)]
+    if first_month == 1:
+        ranges.append(TimeRange.in_year(first_year))
+    else:
+        last_month = today.month if first_year == today.year else 12
+        months = range(last_month, first_month - 1, -1)
+        ranges += [TimeRange.in_month(first_year, month) for month in months]
+    return ranges
+
+
+@dataclass
+class TagListing:
+    """Paging state of one tag: the ranges left, the cursor, what was taken."""
+
+    tag: str
+    tag_url: str
+    ranges: list[TimeRange]
+    after: str | None = None
+    taken: int = 0
+    pages: int = 0
+    seen_cursors: set[str] = field(default_factory=set)
+
+    @property
+    def time_range(self) -> TimeRange:
+        return self.ranges[0]
+
+
+@dataclass(frozen=True)
+class HistoryCallbacks:
+    """Spider callbacks the pager's requests carry."""
+
+    listing: Callback
+    listing_error: Callback
+    tag_page: Callback
+    tag_error: Callback
+
+
+class HistoryPager:
+    """Builds listing requests, reads their responses, decides what comes next."""
+
+    def __init__(
+        self,
+        *,
+        sort_order: SortOrder,
+        ranges: list[TimeRange],
+        callbacks: HistoryCallbacks,
+        stats: StatsCollector,
+        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
+        max_stories: int | None = None,
+        page_size: int = MAX_PAGE_SIZE,
+        max_pages: int = 1000,
+    ) -> None:
+        self.sort_order = sort_order
+        self.ranges = ranges
+        self.callbacks = callbacks
+        self.stats = stats
+        self.logger = logger
+        self.max_stories = max_stories
+        self.page_size = max(1, min(page_size, MAX_PAGE_SIZE))
+        self.max_pages = max(1, max_pages)
+        self.listings: dict[str, TagListing] = {}
+
+    def start(self, tag: str, tag_url: str) -> Request:
+        """The first listing request of ``tag``."""
+        listing = TagListing(tag, tag_url, list(self.ranges))
+        self.listings[tag] = listing
+        return self._request(listing)
+
+    def read(self, response: Response) -> tuple[PageResult | None, Iterator[Request]]:
+        """What one listing response gives: its page as a :class:`PageResult` (None when
+        unusable) and the requests that follow (next page, or the fallback)."""
+        listing = self.listings[response.meta[HISTORY_TAG_META]]
+        page = read_archive_response(response.body, listing.seen_cursors)
+        if isinstance(page, ArchiveFailure):
+            return None, self.fail(listing.tag, page.reason, page.detail)
+        nodes = page.nodes[: self._remaining(listing)]
+        listing.pages += 1
+        listing.taken += len(nodes)
+        listing.seen_cursors.update(page.cursors)
+        self.stats.inc_value("history/pages")
+        self.stats.inc_value("history/stories", len(nodes))
+        scraped_at = format_timestamp(datetime.now(UTC))
+        result = archive_result(ArchivePage(nodes, page.cursors), response.url, scraped_at)
+        return result, self._next(listing, page)
+
+    def fail(self, tag: str, reason: str, detail: str) -> Iterator[Request]:
+        """Stop paging ``tag`` for ``reason`` and hand the tag page to the browser path."""
+        listing = self.listings.pop(tag, None)
+        if listing is None:
+            return
+        self.stats.inc_value(f"history/failed/{reason}")
+        self.stats.inc_value("history/fallback")
+        self.logger.error(
+            "History of tag %s (%s, %s) stopped after %d page(s): %s: %s; "
+            "falling back to the tag page (render_reason=%s)",
+            tag, self.sort_order, listing.time_range.label(), listing.pages, reason, detail,
+            HISTORY_FALLBACK,
+        )  # fmt: skip
+        yield fallback_request(listing.tag_url, self.callbacks.tag_page, self.callbacks.tag_error)
+
+    def _next(self, listing: TagListing, page: ArchivePage) -> Iterator[Request]:
+        if self._remaining(listing) == 0:
+            return self._finish(listing, "max_stories reached")
+        if listing.pages >= self.max_pages:
+            self.stats.inc_value("history/stopped/page_cap")
+            self.logger.warning(
+                "History of tag %s stopped at the page cap (HISTORY_MAX_PAGES=%d), %d stories",
+                listing.tag, self.max_pages, listing.taken,
+            )  # fmt: skip
+            return self._finish(listing, "page cap")
+        if page.has_next_page:
+            listing.after = page.end_cursor
+            return iter([self._request(listing)])
+        listing.ranges.pop(0)
+        listing.after = None
+        if not listing.ranges:
+            return self._finish(listing, "listing complete")
+        return iter([self._request(listing)])
+
+    def _finish(self, listing: TagListing, why: str) -> Iterator[Request]:
+        self.listings.pop(listing.tag, None)
+        self.stats.inc_value("history/done")
+        self.logger.info(
+            "History of tag %s done (%s): %d stories in %d page(s)",
+            listing.tag, why, listing.taken, listing.pages,
+        )  # fmt: skip
+        return iter(())
+
+    def _remaining(self, listing: TagListing) -> int | None:
+        """Stories the tag may still take (None: no cap)."""
+        if self.max_stories is None:
+            return None
+        return max(0, self.max_stories - listing.taken)
+
+    def _request(self, listing: TagListing) -> Request:
+        self.stats.inc_value("history/requests")
+        body = tag_archive_body(
+            listing.tag,
+            listing.time_range,
+            self.sort_order,
+            first=min(self.page_size, self._remaining(listing) or self.page_size),
+            after=listing.after,
+        )
+        return Request(
+            GRAPHQL_URL,
+            method="POST",
+            body=body,
+            headers=REQUEST_HEADERS,
+            callback=self.callbacks.listing,
+            errback=self.callbacks.listing_error,
+            priority=LISTING_PRIORITY,
+            meta={"entity_kind": "history", HISTORY_TAG_META: listing.tag},
+        )
+
+
+def fallback_request(tag_url: str, callback: Callback, errback: Callback) -> Request:
+    """The tag page again, flagged for the browser path (it passed the dupefilter once)."""
+    return Request(
+        tag_url,
+        callback=callback,
+        errback=errback,
+        dont_filter=True,
+        meta={"entity_kind": "tag", RENDER_REASON_META: HISTORY_FALLBACK},
+    )
+
+
+def is_history_fallback(response: Response) -> bool:
+    """True for the tag page requested because the history failed."""
+    return response.meta.get(RENDER_REASON_META) == HISTORY_FALLBACK
