@@ -1,6 +1,7 @@
 """Serve the local Medium-like site until Ctrl-C; the first output line is its base URL.
 
 python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
+                     [--faults "rate=0.2,seed=7,kinds=500+429+hang"]  (see tests/site/faults.py)
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from types import FrameType
 
 from tests.site.content import default_site
+from tests.site.faults import FaultPlan
 from tests.site.server import SiteServer
 
 ARCHIVE_TAG = "distributed-training"
@@ -31,7 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="delay every response by MS milliseconds")  # fmt: skip
     parser.add_argument("--access-log", type=Path, default=None, metavar="FILE",
                         help="append 'METHOD PATH STATUS' lines to FILE")  # fmt: skip
+    parser.add_argument("--faults", type=fault_plan, default=None, metavar="SPEC",
+                        help="inject faults: 'rate=0.2,seed=7' (tests/site/faults.py)")  # fmt: skip
     return parser
+
+
+def fault_plan(spec: str) -> FaultPlan:
+    """``--faults`` value: a :class:`FaultPlan`, or argparse's one-line usage error."""
+    try:
+        return FaultPlan.parse(spec)
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -48,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.archive:
         content = content.with_archive(ARCHIVE_TAG, args.archive, seed=0)
     server = SiteServer(
-        content, latency=args.latency / 1000, access_log=args.access_log, port=args.port
+        content,
+        latency=args.latency / 1000,
+        access_log=args.access_log,
+        port=args.port,
+        faults=args.faults,
     )
     try:
         server.start()

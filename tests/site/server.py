@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Self
 from urllib.parse import urlsplit
 
+from tests.site.faults import FaultInjector, FaultPlan
 from tests.site.model import SiteContent
 from tests.site.routes import Response, resolve, resolve_post
 
@@ -55,6 +56,11 @@ class _Handler(BaseHTTPRequestHandler):
         if site.latency:
             time.sleep(site.latency)
         response = resolve(site.content, self.path)
+        fault = site.faults.fault(self.path, response) if site.faults else None
+        if fault is not None:
+            site.record(self.command, self.path, fault.status)
+            fault.send(self, send_body)
+            return
         site.record(self.command, self.path, response.status)
         self._send(response, send_body)
 
@@ -89,8 +95,11 @@ class SiteServer:
         latency: float = 0.0,
         access_log: Path | None = None,
         port: int = 0,
+        faults: FaultPlan | None = None,
     ) -> None:
         self.content = content
+        #: Injected faults (tests/site/faults.py): None serves every page as it is.
+        self.faults = FaultInjector(faults) if faults is not None else None
         self.latency = latency
         self.access_log = access_log
         self.port = port
