@@ -20,6 +20,7 @@ from typing import Self
 from urllib.parse import urlsplit
 
 from tests.site.faults import FaultInjector, FaultPlan
+from tests.site.js_sections import JsSections, resolve_js
 from tests.site.model import SiteContent
 from tests.site.routes import Response, resolve, resolve_post
 
@@ -55,7 +56,8 @@ class _Handler(BaseHTTPRequestHandler):
         site = self.server.site
         if site.latency:
             time.sleep(site.latency)
-        response = resolve(site.content, self.path)
+        response = site.js_response(self.path, self.headers.get("Cookie") or "")
+        response = response or resolve(site.content, self.path)
         fault = site.faults.fault(self.path, response) if site.faults else None
         if fault is not None:
             site.record(self.command, self.path, fault.status)
@@ -96,8 +98,11 @@ class SiteServer:
         access_log: Path | None = None,
         port: int = 0,
         faults: FaultPlan | None = None,
+        js_sections: bool | JsSections = False,
     ) -> None:
         self.content = content
+        #: What scripts add to pages (tests/site/js_sections.py); None: plain pages only.
+        self.js_sections = JsSections() if js_sections is True else (js_sections or None)
         #: Injected faults (tests/site/faults.py): None serves every page as it is.
         self.faults = FaultInjector(faults) if faults is not None else None
         self.latency = latency
@@ -107,6 +112,12 @@ class SiteServer:
         self._requests: list[LogEntry] = []
         self._httpd: _SiteHTTPServer | None = None
         self._thread: threading.Thread | None = None
+
+    def js_response(self, path: str, cookie: str) -> Response | None:
+        """The JavaScript version of ``path`` when :attr:`js_sections` is on and has one."""
+        if self.js_sections is None:
+            return None
+        return resolve_js(self.js_sections, self.content, path, cookie)
 
     # --- lifecycle ---------------------------------------------------------------
 
