@@ -23,12 +23,12 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
-from urllib.parse import unquote, urlsplit
 
 from scrapy import Spider, signals
 from scrapy.settings import BaseSettings
 
 from topics_crawler.normalize import format_timestamp
+from topics_crawler.sidecar import sidecar_path
 from topics_crawler.signals import page_failed
 
 if TYPE_CHECKING:
@@ -45,30 +45,7 @@ ENTITY_KINDS = frozenset({"story", "author", "publication"})
 
 def failures_path(settings: BaseSettings) -> Path | None:
     """Where ``failures.jsonl`` goes for these settings (see the module docstring)."""
-    explicit = settings.get("FAILURES_FILE")
-    if explicit:
-        return Path(explicit)
-    dataset_dir = settings.get("DATASET_DIR")
-    if dataset_dir:
-        return Path(dataset_dir) / FAILURES_FILENAME
-    for uri in settings.getdict("FEEDS"):
-        folder = local_feed_folder(str(uri))
-        if folder is not None:
-            return folder / FAILURES_FILENAME
-    return None
-
-
-def local_feed_folder(uri: str) -> Path | None:
-    """Folder of a local feed URI (``out.jsonl``, ``file:///x/out.jsonl``); None otherwise."""
-    parts = urlsplit(uri)
-    if parts.scheme == "file":
-        path = Path(unquote(parts.path))
-    elif parts.scheme and len(parts.scheme) > 1:  # s3://, ftp://, stdout: …
-        return None
-    else:  # a plain path (a one-letter "scheme" is a Windows drive)
-        path = Path(uri)
-    folder = path.parent
-    return None if "%(" in str(folder) else folder
+    return sidecar_path(settings, "FAILURES_FILE", FAILURES_FILENAME)
 
 
 def failure_reason(kind: str, status: int | None, reason: str) -> str:

@@ -12,11 +12,11 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import unquote, urlsplit
 
 from scrapy.settings import BaseSettings
 
 from topics_crawler.normalize import format_timestamp
+from topics_crawler.sidecar import sidecar_path
 
 REJECTS_NAME = "rejects.jsonl"
 
@@ -30,32 +30,7 @@ def rejects_path(settings: BaseSettings) -> Path:
        folder has no ``%(...)s`` placeholder);
     4. ``./rejects.jsonl``.
     """
-    explicit = settings.get("REJECTS_FILE")
-    if explicit:
-        return Path(explicit)
-    dataset_dir = settings.get("DATASET_DIR")
-    if dataset_dir:
-        return Path(dataset_dir) / REJECTS_NAME
-    for uri in settings.getdict("FEEDS"):
-        folder = local_feed_folder(str(uri))
-        if folder is not None:
-            return folder / REJECTS_NAME
-    return Path(REJECTS_NAME)
-
-
-def local_feed_folder(uri: str) -> Path | None:
-    """Folder of a feed URI that is a local file; None for other storages or templated folders."""
-    parts = urlsplit(uri)
-    if parts.scheme == "file":
-        path = unquote(parts.path)
-    elif parts.scheme == "" or (len(parts.scheme) == 1 and uri[1:2] == ":"):
-        path = uri  # a plain path (a one-letter "scheme" is a Windows drive)
-    else:
-        return None
-    folder = Path(path).parent
-    if "%(" in str(folder):
-        return None
-    return folder
+    return sidecar_path(settings, "REJECTS_FILE", REJECTS_NAME) or Path(REJECTS_NAME)
 
 
 def reject_record(
