@@ -2,6 +2,7 @@
 
 python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
                      [--faults "rate=0.2,seed=7,kinds=500+429+hang"]  (see tests/site/faults.py)
+                     [--js-sections]  (see tests/site/js_sections.py)
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="append 'METHOD PATH STATUS' lines to FILE")  # fmt: skip
     parser.add_argument("--faults", type=fault_plan, default=None, metavar="SPEC",
                         help="inject faults: 'rate=0.2,seed=7' (tests/site/faults.py)")  # fmt: skip
+    parser.add_argument("--js-sections", action="store_true",
+                        help="sections only scripts show (tests/site/js_sections.py)")  # fmt: skip
     return parser
 
 
@@ -65,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         access_log=args.access_log,
         port=args.port,
         faults=args.faults,
+        js_sections=args.js_sections,
     )
     try:
         server.start()
