@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from scrapy import Request, Spider
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
@@ -192,3 +193,53 @@ def test_ordinary_pages_pass_through() -> None:
     middleware, _waits = make_middleware()
     page = HtmlResponse(STORY, status=200, body=b"<html><body>story</body></html>")
     assert asyncio.run(middleware.process_response(sent(middleware, Request(STORY)), page)) is page
+
+
+def redirected_to_signin(middleware: BlockedPageMiddleware, meta: dict[str, object]) -> Request:
+    """The request the redirect middleware makes when a story answers 302 to /m/signin."""
+    original = sent(middleware, Request(STORY, meta=meta))
+    signin = "https://medium.com/m/signin?redirect=x"
+    return sent(
+        middleware,
+        original.replace(url=signin, meta={**original.meta, "redirect_urls": [STORY]}),
+    )
+
+
+def test_signin_redirect_refused_by_robots_txt_retries_the_original_page() -> None:
+    middleware, waits = make_middleware()
+    redirected = redirected_to_signin(middleware, {"entity_kind": "author"})
+    refused = IgnoreRequest("Forbidden by robots.txt")
+    retry = asyncio.run(middleware.process_exception(redirected, refused))
+    assert isinstance(retry, Request)
+    assert retry.url == STORY
+    assert retry.meta[RENDER_REASON_META] == "signin_wall"
+    assert "redirect_urls" not in retry.meta
+    assert waits.seconds == [2.0]
+    stats = middleware.crawler.stats
+    assert stats is not None
+    assert stats.get_value("blocked/signin_wall") == 1
+
+
+def test_signin_redirect_refused_for_good_fails_as_signin_wall() -> None:
+    middleware, _waits = make_middleware()
+    redirected = redirected_to_signin(middleware, {"dont_retry": True})
+    refused = IgnoreRequest("Forbidden by robots.txt")
+    with pytest.raises(SigninWall) as raised:
+        asyncio.run(middleware.process_exception(redirected, refused))
+    assert raised.value.status == 302
+
+
+@pytest.mark.parametrize(
+    ("url", "meta"),
+    [
+        ("https://medium.com/m/signin", {}),  # asked for directly, not redirected there
+        ("https://medium.com/@ev/private-0123456789ab", {"redirect_urls": [STORY]}),
+    ],
+)
+def test_other_refused_requests_are_left_alone(url: str, meta: dict[str, object]) -> None:
+    middleware, _waits = make_middleware()
+    request = sent(middleware, Request(url, meta=meta))
+    refused = IgnoreRequest("Forbidden by robots.txt")
+    assert asyncio.run(middleware.process_exception(request, refused)) is None
+    challenge = Challenge(url, 403, "marker")
+    assert asyncio.run(middleware.process_exception(request, challenge)) is None

@@ -9,6 +9,9 @@ times, waiting ``RETRY_BACKOFF_BASE`` doubled per attempt) carrying
 over such requests. When retries run out the request fails with
 :class:`Challenge` or :class:`SigninWall`; the spider's errback turns the
 exception's name into the failure reason (``challenge`` / ``signin_wall``).
+A redirect into the sign-in flow usually never gets a response: Medium's
+robots.txt disallows ``/m/``, so the robots middleware refuses the redirected
+request; that refusal is caught here too and treated as the sign-in wall it is.
 Counted as ``blocked/<reason>`` and ``blocked/gave_up/<reason>``.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Self
+from urllib.parse import urlsplit
 
 from scrapy import Request
 from scrapy.downloadermiddlewares.retry import get_retry_request
@@ -25,7 +29,7 @@ from scrapy.utils.asyncio import sleep
 
 from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.middlewares.retry_after import backoff_delay
-from topics_crawler.pages._blocked import Block, BlockReason, detect_block
+from topics_crawler.pages._blocked import Block, BlockReason, detect_block, is_signin_url
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -36,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 #: Request meta key telling a (future) browser handler why plain HTTP was not enough.
 RENDER_REASON_META = "render_reason"
+#: Status recorded for a sign-in redirect whose target was never fetched (robots.txt).
+SIGNIN_REDIRECT_STATUS = 302
 #: Request meta key: the URL first asked for (canonical), before redirects and the mirror.
 ORIGIN_URL_META = "blocked_origin_url"
 #: Meta a retry must not inherit: the redirect chain and the mirror rewrite of the blocked URL.
@@ -121,13 +127,26 @@ class BlockedPageMiddleware:
         block = detect_block(response.status, response.url, response.body, headers)
         if block is None:
             return response
+        return await self._retry_or_fail(request, block, response.status)
+
+    async def process_exception(self, request: Request, exception: Exception) -> Request | None:
+        """A redirect into the sign-in flow refused by robots.txt (``Disallow: /m/``) is a wall."""
+        if not isinstance(exception, IgnoreRequest) or isinstance(exception, BlockedPage):
+            return None
+        if not request.meta.get("redirect_urls") or not is_signin_url(request.url):
+            return None
+        block = Block("signin_wall", f"redirect to {urlsplit(request.url).path}")
+        return await self._retry_or_fail(request, block, SIGNIN_REDIRECT_STATUS)
+
+    async def _retry_or_fail(self, request: Request, block: Block, status: int) -> Request:
+        """A retry of the original request after the backoff, or the block's exception."""
         stats = self.crawler.stats
         assert stats is not None
         stats.inc_value(f"blocked/{block.reason}")
         retry = self._retry_request(request, block)
         if retry is None:
             stats.inc_value(f"blocked/gave_up/{block.reason}")
-            raise _EXCEPTIONS[block.reason](request.url, response.status, block.evidence)
+            raise _EXCEPTIONS[block.reason](request.url, status, block.evidence)
         wait = backoff_delay(retry.meta["retry_times"], self.backoff_base, self.backoff_max)
         logger.warning(
             "%s on %s (%s); retry %d in %.1fs",
