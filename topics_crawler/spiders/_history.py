@@ -85,6 +85,7 @@ class TagListing:
     taken: int = 0
     pages: int = 0
     seen_cursors: set[str] = field(default_factory=set)
+    """Cursors read in the current range (one coming back is a paging loop)."""
 
     @property
     def time_range(self) -> TimeRange:
@@ -179,6 +180,7 @@ class HistoryPager:
             return iter([self._request(listing)])
         listing.ranges.pop(0)
         listing.after = None
+        listing.seen_cursors.clear()  # cursors belong to one range's listing
         if not listing.ranges:
             return self._finish(listing, "listing complete")
         return iter([self._request(listing)])

@@ -30,6 +30,7 @@ from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._history import (
+    HISTORY_TAG_META,
     HistoryCallbacks,
     HistoryPager,
     history_ranges,
@@ -136,7 +137,7 @@ class TopicsSpider(Spider):
         request = failure.request  # type: ignore[attr-defined]
         response = getattr(failure.value, "response", None)
         reason = f"http_{response.status}" if response is not None else failure_reason(failure)
-        tag = request.meta.get("history_tag", "")
+        tag = request.meta.get(HISTORY_TAG_META, "")
         yield from self.history.fail(tag, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:

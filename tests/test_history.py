@@ -1,0 +1,250 @@
+"""Tag history paging: spider arguments, time ranges, and the pager's decisions (no network)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+import pytest
+from scrapy import Request
+from scrapy.http import TextResponse
+from scrapy.statscollectors import MemoryStatsCollector
+from scrapy.utils.test import get_crawler
+
+from tests.site.content import default_site
+from tests.site.graphql import graphql_response
+from tests.site.model import SiteContent
+from topics_crawler.graphql import GRAPHQL_URL, TimeRange
+from topics_crawler.items import Story
+from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders._history import (
+    HISTORY_FALLBACK,
+    HISTORY_TAG_META,
+    HistoryCallbacks,
+    HistoryPager,
+    history_ranges,
+)
+from topics_crawler.spiders.topics import TopicsSpider
+
+TAG = "distributed-training"
+TAG_URL = f"https://medium.com/tag/{TAG}"
+TODAY = date(2026, 11, 30)
+
+
+# --- arguments ------------------------------------------------------------------------
+
+
+def test_history_and_since_are_parsed() -> None:
+    options = CrawlOptions.from_arguments(
+        tags=TAG, history="most_read", since="2024-06", today=TODAY
+    )
+    assert options.history == "MOST_READ"
+    assert options.since == (2024, 6)
+    assert CrawlOptions.from_arguments(tags=TAG, history="NEWEST").history == "NEWEST"
+    assert CrawlOptions.from_arguments(tags=TAG).history is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"history": "oldest"}, "history: unknown value 'oldest'; choose from newest|most_read"),
+        ({"history": "newest", "since": "2024-6"}, "is not a month as YYYY-MM"),
+        ({"history": "newest", "since": "2024-13"}, "is not a month as YYYY-MM"),
+        ({"history": "newest", "since": "June 2024"}, "is not a month as YYYY-MM"),
+        ({"history": "newest", "since": "2026-12"}, "is in the future"),
+        ({"history": "newest", "since": "2009-01"}, "no stories before 2012"),
+        ({"since": "2024-06"}, "only applies with -a history"),
+        ({"history": "newest", "max_stories": "0"}, "must be 1 or more"),
+    ],
+)
+def test_bad_history_arguments(arguments: dict[str, str], message: str) -> None:
+    with pytest.raises(SpiderArgumentError, match=message):
+        CrawlOptions.from_arguments(tags=TAG, today=TODAY, **arguments)
+
+
+def test_spider_check_arguments_knows_history() -> None:
+    TopicsSpider.check_arguments(tags=TAG, history="newest", since="2024-06")
+    with pytest.raises(SpiderArgumentError, match="history"):
+        TopicsSpider.check_arguments(tags=TAG, history="sideways")
+    spider = TopicsSpider(tags=TAG, history="newest")
+    assert spider.arguments == {"tags": TAG, "history": "newest"}
+    assert spider.options.ignored == {}
+
+
+# --- time ranges --------------------------------------------------------------------
+
+
+def test_ranges_newest_first_in_as_few_requests_as_possible() -> None:
+    assert history_ranges(None, TODAY) == [TimeRange.all_time()]
+    assert history_ranges((2024, 1), TODAY) == [
+        TimeRange.in_year(2026),
+        TimeRange.in_year(2025),
+        TimeRange.in_year(2024),
+    ]
+    assert history_ranges((2025, 10), TODAY) == [
+        TimeRange.in_year(2026),
+        TimeRange.in_month(2025, 12),
+        TimeRange.in_month(2025, 11),
+        TimeRange.in_month(2025, 10),
+    ]
+    assert history_ranges((2026, 9), TODAY) == [
+        TimeRange.in_month(2026, 11),
+        TimeRange.in_month(2026, 10),
+        TimeRange.in_month(2026, 9),
+    ]
+    assert history_ranges((2026, 1), TODAY) == [TimeRange.in_year(2026)]
+
+
+# --- the pager ---------------------------------------------------------------------------
+
+
+class Recorder:
+    """Stand-ins for the spider callbacks (requests only need them to be callables)."""
+
+    def listing(self, response: Any) -> None: ...
+    def listing_error(self, failure: Any) -> None: ...
+    def tag_page(self, response: Any) -> None: ...
+    def tag_error(self, failure: Any) -> None: ...
+
+
+def make_pager(**overrides: Any) -> tuple[HistoryPager, MemoryStatsCollector]:
+    recorder = Recorder()
+    stats = MemoryStatsCollector(get_crawler())
+    settings: dict[str, Any] = {
+        "sort_order": "NEWEST",
+        "ranges": [TimeRange.all_time()],
+        "callbacks": HistoryCallbacks(
+            recorder.listing, recorder.listing_error, recorder.tag_page, recorder.tag_error
+        ),
+        "stats": stats,
+        "logger": logging.getLogger("test_history"),
+        **overrides,
+    }
+    return HistoryPager(**settings), stats
+
+
+def answer(content: SiteContent, request: Request) -> TextResponse:
+    """What the local site's endpoint answers to a listing request."""
+    status, body, headers = graphql_response(content, request.body)
+    return TextResponse(
+        request.url, status=status, body=body, headers=headers, request=request, encoding="utf-8"
+    )
+
+
+def page_all(pager: HistoryPager, content: SiteContent) -> Iterator[tuple[Request, Any]]:
+    """Follow the pager until it stops; yields (request, result) per listing response."""
+    request: Request | None = pager.start(TAG, TAG_URL)
+    for _ in range(500):
+        if request is None:
+            return
+        result, follow_up = pager.read(answer(content, request))
+        yield request, result
+        request = next(iter(follow_up), None)
+        if request is not None and request.url != GRAPHQL_URL:
+            yield request, None
+            return
+    raise AssertionError("pager never stopped")
+
+
+@pytest.fixture(scope="module")
+def archive() -> SiteContent:
+    return default_site().with_archive(TAG, 250)
+
+
+def body_of(request: Request) -> dict[str, Any]:
+    operations = json.loads(request.body)
+    assert len(operations) == 1
+    return operations[0]["variables"]
+
+
+def test_listing_request_is_a_batched_post(archive: SiteContent) -> None:
+    pager, stats = make_pager()
+    request = pager.start(TAG, TAG_URL)
+    assert request.method == "POST"
+    assert request.url == GRAPHQL_URL
+    assert request.headers[b"graphql-operation"] == b"TagArchiveFeedQuery"
+    assert request.meta[HISTORY_TAG_META] == TAG
+    assert request.meta["entity_kind"] == "history"
+    assert "playwright" not in request.meta
+    assert body_of(request)["first"] == 100
+    assert stats.get_value("history/requests") == 1
+
+
+def test_pages_until_the_listing_ends(archive: SiteContent) -> None:
+    pager, stats = make_pager()
+    steps = list(page_all(pager, archive))
+    requests = [r for r, _ in steps]
+    assert len(requests) == 3  # 258 stories by 100
+    assert [body_of(r)["after"] == "" for r in requests] == [True, False, False]
+    stories = [i for _, result in steps for i in result.items if isinstance(i, Story)]
+    tagged = [s for s in archive.stories.values() if any(t.slug == TAG for t in s.tags)]
+    assert sorted(s.story_id or "" for s in stories) == sorted(s.id for s in tagged)
+    assert stats.get_value("history/pages") == 3
+    assert stats.get_value("history/stories") == len(tagged)
+    assert stats.get_value("history/done") == 1
+    assert pager.listings == {}
+
+
+def test_max_stories_caps_the_pages_and_asks_only_for_what_is_left(archive: SiteContent) -> None:
+    pager, stats = make_pager(max_stories=130)
+    requests = [r for r, _ in page_all(pager, archive)]
+    assert [body_of(r)["first"] for r in requests] == [100, 30]
+    assert stats.get_value("history/stories") == 130
+
+
+def test_page_cap_stops_paging(archive: SiteContent) -> None:
+    pager, stats = make_pager(max_pages=2, page_size=50)
+    requests = [r for r, _ in page_all(pager, archive)]
+    assert len(requests) == 2
+    assert stats.get_value("history/stopped/page_cap") == 1
+    assert stats.get_value("history/stories") == 100
+
+
+def test_ranges_are_paged_one_after_another(archive: SiteContent) -> None:
+    ranges = [TimeRange.in_month(2024, 3), TimeRange.in_month(2024, 2)]
+    pager, _ = make_pager(ranges=ranges)
+    requests = [r for r, _ in page_all(pager, archive)]
+    kinds = [body_of(r)["timeRange"] for r in requests]
+    assert kinds == [r.variables() for r in ranges]
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason", "listing_requests"),
+    [
+        ("errors", "graphql_errors", 1),
+        ("repeat_cursor", "repeated_cursor", 2),
+        ("null_node", "null_node", 1),
+        ("empty_page", "empty_page", 1),
+    ],
+)
+def test_bad_answers_stop_and_fall_back_to_the_tag_page(
+    fault: str,
+    reason: str,
+    listing_requests: int,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    content = default_site().with_archive(TAG, 250)
+    content.graphql_fault = fault
+    pager, stats = make_pager()
+    with caplog.at_level(logging.ERROR, logger="test_history"):
+        steps = list(page_all(pager, content))
+    listing = [r for r, _ in steps if r.url == GRAPHQL_URL]
+    assert len(listing) == listing_requests
+    fallback = steps[-1][0]
+    assert fallback.url == TAG_URL
+    assert fallback.meta["render_reason"] == HISTORY_FALLBACK
+    assert fallback.dont_filter is True
+    assert stats.get_value(f"history/failed/{reason}") == 1
+    assert stats.get_value("history/fallback") == 1
+    assert f"History of tag {TAG}" in caplog.text
+    assert reason in caplog.text
+    assert pager.listings == {}
+
+
+def test_a_failure_for_a_finished_tag_asks_for_nothing() -> None:
+    pager, stats = make_pager()
+    assert list(pager.fail(TAG, "http_500", "boom")) == []
+    assert stats.get_value("history/fallback") is None
