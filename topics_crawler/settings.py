@@ -155,3 +155,54 @@ EXTENSIONS.update(
 # (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP; see topics_crawler/spiders/_history.py.
 HISTORY_PAGE_SIZE = 100  # posts per listing request (the endpoint's maximum)
 HISTORY_MAX_PAGES = 1000  # listing requests per tag at most (100,000 stories), never loops
+
+# --- Browser ---------------------------------------------------------------------
+# Chromium through scrapy-playwright, only where a page needs it: RENDER_MODE=auto renders
+# tag pages whose JS sections are missing over plain HTTP, pages that lack their data, and
+# challenge / sign-in retries (topics_crawler/middlewares/render_policy.py); always | never.
+# Debian's chromium (scripts/system-deps.sh); `playwright install` is not needed.
+RENDER_MODE = "auto"
+RENDER_SCROLL_IDLE_TRIES = 3  # tag pages: stop after this many rounds without new cards
+RENDER_SCROLL_PAUSE = 0.6  # seconds one round waits for new cards
+RENDER_TIME_BUDGET = 20.0  # seconds for loading more cards on one page
+RENDER_SETTLE_TIMEOUT = 5.0  # seconds to wait for a quiet network / a cleared challenge
+DOWNLOAD_HANDLERS = {
+    "http": "topics_crawler.browser.handler.LazyPlaywrightDownloadHandler",
+    "https": "topics_crawler.browser.handler.LazyPlaywrightDownloadHandler",
+}
+PLAYWRIGHT_BROWSER_TYPE = "chromium"
+PLAYWRIGHT_LAUNCH_OPTIONS = {
+    "executable_path": os.environ.get("TOPICS_CRAWLER_CHROMIUM", "/usr/bin/chromium"),
+    "headless": True,
+    "args": [
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ],
+}
+# One context, two pages at a time (2 cores): memory stays bounded; every page is closed
+# by the handler after its response (no playwright_include_page anywhere).
+PLAYWRIGHT_MAX_CONTEXTS = 1
+PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 2
+PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms
+PLAYWRIGHT_ABORT_REQUEST = "topics_crawler.browser.actions.abort_heavy_resource"
+DOWNLOADER_MIDDLEWARES.update(
+    {"topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585}
+)
+
+# --- Distributed -----------------------------------------------------------------
+# -s REDIS_URL=redis://host:6379/0 (or the REDIS_URL environment variable): every worker
+# started with the same command shares one request queue, seen-set and item dedupe state
+# in Redis under REDIS_KEY_PREFIX; workers stop once the queue has stayed empty with all
+# of them idle for DISTRIBUTED_IDLE_CLOSE seconds (topics_crawler/addons/distributed.py).
+# Without REDIS_URL nothing about Redis is loaded.
+REDIS_URL = os.environ.get("REDIS_URL")
+REDIS_KEY_PREFIX = "topics_crawler"
+REDIS_SOCKET_TIMEOUT = 10.0
+DISTRIBUTED_IDLE_CLOSE = 5.0
+ADDONS = {**ADDONS, "topics_crawler.addons.distributed.DistributedAddon": 700}

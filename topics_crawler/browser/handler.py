@@ -1,0 +1,39 @@
+"""scrapy-playwright's download handler, with Playwright started by the first browser request.
+
+The stock handler starts the Playwright driver (a Node.js process) when the
+engine starts, whether or not any request will be rendered — about a second
+and tens of MB per crawl. In ``auto`` mode most crawls render a page or two
+and many none, so this handler starts Playwright (and, as before, Chromium)
+only when a request with ``meta["playwright"]`` arrives. Everything else —
+plain requests, page and context limits, closing — is scrapy-playwright's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from scrapy import Spider, signals
+from scrapy.http import Request, Response
+from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+
+class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
+    """Download handler for ``http``/``https`` (``DOWNLOAD_HANDLERS``)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        for receiver in ("_maybe_launch_in_thread", "_engine_started"):
+            crawler.signals.disconnect(getattr(self, receiver), signals.engine_started)
+        self.playwright_start_lock = asyncio.Lock()
+        self.playwright_started = False
+
+    async def _download_request(self, request: Request, spider: Spider | None = None) -> Response:
+        async with self.playwright_start_lock:
+            if not self.playwright_started:
+                await self._launch()
+                self.playwright_started = True
+        return await super()._download_request(request, spider)

@@ -1,0 +1,180 @@
+"""Which requests go through Chromium (scrapy-playwright's ``meta["playwright"]``).
+
+``RENDER_MODE`` (read into :class:`~topics_crawler.browser.config.BrowserConfig`):
+
+- ``never``: plain HTTP for everything;
+- ``always``: every request is rendered;
+- ``auto`` (default): plain HTTP first. A request carrying ``meta["render_reason"]``
+  — a challenge or sign-in wall retry (:mod:`.blocked`), a tag history whose
+  GraphQL endpoint failed (``history_fallback``) — is rendered. A plain response
+  that lacks what its page should carry (:func:`~topics_crawler.browser.completeness.
+  missing_data`: a tag page without "Who to follow" or with fewer cards than the
+  spider's ``max_stories``, a story page without its story …) is asked again through
+  the browser, counted as ``render/fallback/<what>``.
+
+A page is rendered at most once (``meta["render_count"]``); what the browser does
+comes from :mod:`topics_crawler.browser.actions` (tag pages load cards up to the
+spider's ``options.max_stories``). A rendered response gets the HTTP status of the
+document finally shown (a self-clearing challenge: 403 first, the page after).
+
+Sits between the decompression (590) and blocked-page (580) middlewares: it sees
+final, decompressed responses, and fixes a rendered page's status before the
+challenge detection looks at it. Stats: ``render/requests`` (and ``/<kind>``),
+``render/reason/<reason>``, ``render/fallback/<what>``, ``render/scroll/<stop>``,
+``render/incomplete/<what>``, ``render/skipped/<reason>`` (mode ``never``);
+scrapy-playwright adds ``playwright/page_count`` and friends.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Self
+
+from scrapy import Request
+from scrapy.http import Headers, Response
+
+from topics_crawler.browser.actions import (
+    document_status,
+    entity_page_actions,
+    load_more_outcome,
+    tag_page_actions,
+)
+from topics_crawler.browser.completeness import missing_data
+from topics_crawler.browser.config import BrowserConfig
+from topics_crawler.fingerprint import CANONICAL_URL_META
+from topics_crawler.middlewares.blocked import RENDER_REASON_META, original_request
+from topics_crawler.pages._blocked import detect_block
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+#: scrapy-playwright's switch and its list of page actions.
+PLAYWRIGHT_META = "playwright"
+PAGE_METHODS_META = "playwright_page_methods"
+#: How many times this page went through the browser (at most once in auto mode).
+RENDER_COUNT_META = "render_count"
+#: The spider's request meta naming the entity a request is for (tag, story, …).
+ENTITY_KIND_META = "entity_kind"
+#: ``render_reason`` of a tag page whose GraphQL history failed: scroll as far as allowed.
+HISTORY_FALLBACK = "history_fallback"
+
+
+class RenderPolicyMiddleware:
+    """Downloader middleware (see the module docstring)."""
+
+    def __init__(self, crawler: Crawler, config: BrowserConfig) -> None:
+        self.crawler = crawler
+        self.config = config
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler, BrowserConfig.from_settings(crawler.settings))
+
+    @property
+    def stats(self) -> StatsCollector:
+        stats = self.crawler.stats
+        assert stats is not None, "stats exist once the crawler is configured"
+        return stats
+
+    # --- requests ------------------------------------------------------------------
+
+    def process_request(self, request: Request) -> None:
+        reason = self.render_reason(request)
+        if reason is None:
+            request.meta.pop(PLAYWRIGHT_META, None)
+            request.meta.pop(PAGE_METHODS_META, None)
+            return
+        kind = request.meta.get(ENTITY_KIND_META, "other")
+        request.meta[PLAYWRIGHT_META] = True
+        request.meta[RENDER_COUNT_META] = request.meta.get(RENDER_COUNT_META, 0) + 1
+        request.meta[PAGE_METHODS_META] = self.actions(kind, reason)
+        self.stats.inc_value("render/requests")
+        self.stats.inc_value(f"render/requests/{kind}")
+        self.stats.inc_value(f"render/reason/{reason}")
+        logger.debug("Rendering %s %s in the browser (%s)", kind, request.url, reason)
+
+    def render_reason(self, request: Request) -> str | None:
+        """Why this request goes through the browser, or None for plain HTTP."""
+        reason = request.meta.get(RENDER_REASON_META)
+        if self.config.mode == "never":
+            if reason:
+                self.stats.inc_value(f"render/skipped/{reason}")
+            return None
+        if self.config.mode == "always":
+            return "always"
+        if request.meta.get(RENDER_COUNT_META, 0) >= 1:
+            return None
+        return str(reason) if reason else None
+
+    def actions(self, kind: str, reason: str) -> list[Any]:
+        """The browser actions for a page of ``kind`` rendered for ``reason``."""
+        if kind != "tag":
+            return entity_page_actions(self.config)
+        return tag_page_actions(self.config, self.wanted_stories(reason))
+
+    def wanted_stories(self, reason: str | None) -> int | None:
+        """Cards a tag page should list: the spider's ``max_stories``; without one, none
+        beyond the first screen (0), or as many as the time budget allows (None) when the
+        browser stands in for the GraphQL history."""
+        options = getattr(self.crawler.spider, "options", None)
+        max_stories = getattr(options, "max_stories", None)
+        if isinstance(max_stories, int):
+            return max_stories
+        return None if reason == HISTORY_FALLBACK else 0
+
+    # --- responses -----------------------------------------------------------------
+
+    def process_response(self, request: Request, response: Response) -> Request | Response:
+        if request.meta.get(PLAYWRIGHT_META):
+            return self.rendered(request, response)
+        if self.config.mode != "auto" or request.meta.get(RENDER_COUNT_META, 0) >= 1:
+            return response
+        missing = self.missing(request, response)
+        if missing is None:
+            return response
+        self.stats.inc_value(f"render/fallback/{missing}")
+        logger.info(
+            "%s lacks %s over plain HTTP; asking the browser", self.page_url(request), missing
+        )
+        retry = original_request(request)
+        return retry.replace(dont_filter=True, meta={**retry.meta, RENDER_REASON_META: missing})
+
+    def rendered(self, request: Request, response: Response) -> Response:
+        """A browser response: count how loading went, give it the final document's status."""
+        actions = request.meta.get(PAGE_METHODS_META) or []
+        outcome = load_more_outcome(actions)
+        if outcome is not None:
+            self.stats.inc_value(f"render/scroll/{outcome.get('stop')}")
+            logger.debug("Loaded cards on %s: %s", request.url, outcome)
+        status = document_status(actions)
+        if status is not None and status != response.status:
+            self.stats.inc_value("render/status_replaced")
+            content_type = response.headers.get("Content-Type") or b"text/html; charset=utf-8"
+            response = response.replace(
+                status=status, headers=Headers({"Content-Type": content_type})
+            )
+        if self.config.mode == "auto" and response.status == 200:
+            missing = self.missing(request, response)
+            if missing is not None:
+                self.stats.inc_value(f"render/incomplete/{missing}")
+                logger.warning("%s still lacks %s after rendering", self.page_url(request), missing)
+        return response
+
+    def missing(self, request: Request, response: Response) -> str | None:
+        """What a successful page of a known entity kind lacks, or None."""
+        kind = request.meta.get(ENTITY_KIND_META)
+        if kind is None or response.status != 200:
+            return None
+        headers = {"cf-mitigated": (response.headers.get("cf-mitigated") or b"").decode("latin-1")}
+        if detect_block(response.status, response.url, response.body, headers) is not None:
+            return None
+        wanted = self.wanted_stories(request.meta.get(RENDER_REASON_META))
+        return missing_data(str(kind), response.body, self.page_url(request), wanted or None)
+
+    @staticmethod
+    def page_url(request: Request) -> str:
+        """The canonical URL of the page (the mirror's URL is only where it was fetched)."""
+        return str(request.meta.get(CANONICAL_URL_META) or request.url)
