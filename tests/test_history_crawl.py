@@ -1,0 +1,171 @@
+"""End to end: ``scrapy crawl topics -a history=…`` pages a 1,000-story tag archive over
+the local site's GraphQL endpoint, with no browser, and falls back when the endpoint fails."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.site.content import default_site
+from tests.site.graphql import archive_stories
+from tests.site.model import SiteContent
+from tests.site.server import SiteServer
+from topics_crawler.graphql import TimeRange
+from topics_crawler.spiders._history import history_ranges
+
+pytestmark = pytest.mark.integration
+
+TAG = "distributed-training"
+ARCHIVE = 1000
+ALL_TIME = {"kind": "ALL_TIME"}
+
+
+@pytest.fixture(scope="module")
+def content() -> SiteContent:
+    return default_site().with_archive(TAG, ARCHIVE, seed=0)
+
+
+@pytest.fixture(scope="module")
+def site(content: SiteContent) -> Iterator[SiteServer]:
+    with SiteServer(content) as server:
+        yield server
+
+
+def crawl(site: SiteServer, out: Path, *arguments: str) -> CrawlRun:
+    site.clear_log()
+    run = run_crawl(site.base_url, out, f"tags={TAG}", *arguments)
+    assert run.returncode == 0, run.log[-3000:]
+    return run
+
+
+def posts(site: SiteServer) -> int:
+    return site.count("/_/graphql", method="POST")
+
+
+def story_ids(run: CrawlRun) -> list[str]:
+    return [item["story_id"] for item in run.of_type("story")]
+
+
+def assert_no_render_but_tag_pages(run: CrawlRun) -> None:
+    """Listing and story requests never go through the browser (render policy stats)."""
+    stats = run.stats
+    assert stats.get("render/requests/history", 0) == 0
+    assert stats.get("render/requests/story", 0) == 0
+    assert stats.get("render/requests", 0) == stats.get("render/requests/tag", 0) <= 1
+
+
+@pytest.fixture(scope="module")
+def newest(site: SiteServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlRun, int]:
+    run = crawl(site, tmp_path_factory.mktemp("newest"), "history=newest", "follow=stories")
+    return run, posts(site)
+
+
+def test_newest_gets_every_archive_story_once_over_plain_http(
+    newest: tuple[CrawlRun, int], content: SiteContent
+) -> None:
+    run, listing_requests = newest
+    expected = [s.id for s in archive_stories(content, TAG, ALL_TIME, "NEWEST")]
+    assert len(expected) >= ARCHIVE
+    ids = story_ids(run)
+    assert [i for i, n in Counter(ids).items() if n > 1] == []
+    assert set(ids) == set(expected)
+    assert listing_requests == math.ceil(len(expected) / 100)
+    assert run.stats["history/requests"] == run.stats["history/pages"] == listing_requests
+    assert run.stats["history/stories"] == len(expected)
+    assert run.stats["history/done"] == 1
+    assert not [key for key in run.stats if key.startswith("history/failed")]
+    assert listing_requests / len(expected) <= 0.02
+    assert_no_render_but_tag_pages(run)
+
+
+def test_story_pages_complete_the_listing_values(
+    newest: tuple[CrawlRun, int], content: SiteContent
+) -> None:
+    run, _ = newest
+    for item in run.of_type("story"):
+        model = content.stories[item["story_id"]]
+        assert item["url"] == content.story_url(model)
+        assert item["title"] == model.title
+        assert item["claps"] == model.claps
+        assert item["tags"] == [t.slug for t in model.tags]  # from the story page
+        assert item["text"]  # the listing has no body: the story page was fetched
+
+
+def test_most_read_takes_the_most_clapped_stories_in_order(
+    site: SiteServer, content: SiteContent, tmp_path: Path
+) -> None:
+    run = crawl(site, tmp_path, "history=most_read", "max_stories=50", "follow=none")
+    expected = [s.id for s in archive_stories(content, TAG, ALL_TIME, "MOST_READ")[:50]]
+    assert story_ids(run) == expected
+    claps = [item["claps"] for item in run.of_type("story")]
+    assert claps == sorted(claps, reverse=True)
+    assert posts(site) == 1
+    assert_no_render_but_tag_pages(run)
+
+
+def test_since_keeps_the_stories_published_from_that_month(
+    site: SiteServer, content: SiteContent, tmp_path: Path
+) -> None:
+    run = crawl(site, tmp_path, "history=newest", "since=2024-06", "follow=none")
+    start = datetime(2024, 6, 1, tzinfo=UTC)
+    expected = [
+        s.id for s in archive_stories(content, TAG, ALL_TIME, "NEWEST") if s.published_at >= start
+    ]
+    assert 0 < len(expected) < ARCHIVE
+    assert story_ids(run) == expected  # newest first across the ranges
+    assert run.stats["history/done"] == 1
+    ranges = history_ranges((2024, 6), datetime.now(UTC).date())
+    assert ranges[-1] == TimeRange.in_month(2024, 6)
+    sizes = [len(archive_stories(content, TAG, r.variables(), "NEWEST")) for r in ranges]
+    assert sum(sizes) == len(expected)
+    assert posts(site) == sum(max(1, math.ceil(size / 100)) for size in sizes)
+
+
+def test_max_stories_caps_the_history_across_pages(
+    site: SiteServer, content: SiteContent, tmp_path: Path
+) -> None:
+    run = crawl(site, tmp_path, "history=newest", "max_stories=150", "follow=stories")
+    expected = [s.id for s in archive_stories(content, TAG, ALL_TIME, "NEWEST")[:150]]
+    assert sorted(story_ids(run)) == sorted(expected)
+    assert posts(site) == 2
+    assert run.stats["history/stories"] == 150
+
+
+def faulty_site(fault: str) -> SiteServer:
+    content = default_site().with_archive(TAG, 300, seed=1)
+    content.graphql_fault = fault
+    return SiteServer(content)
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason", "listing_requests"),
+    [("errors", "graphql_errors", 1), ("repeat_cursor", "repeated_cursor", 2)],
+)
+def test_a_failing_endpoint_stops_paging_and_falls_back_to_the_tag_page(
+    tmp_path: Path, fault: str, reason: str, listing_requests: int
+) -> None:
+    with faulty_site(fault) as site:
+        run = crawl(site, tmp_path, "history=newest", "follow=none")
+        assert posts(site) == listing_requests
+        assert site.count(f"/tag/{TAG}", method="GET") == 2  # the page, then the fallback
+    assert run.stats[f"history/failed/{reason}"] == 1
+    assert run.stats["history/fallback"] == 1
+    assert f"History of tag {TAG}" in run.log
+    assert f"{reason}:" in run.log
+    assert "render_reason=history_fallback" in run.log
+    assert run.of_type("story")  # the fallback tag page's cards
+
+
+def test_bad_history_argument_exits_2(site: SiteServer, tmp_path: Path) -> None:
+    site.clear_log()
+    run = run_crawl(site.base_url, tmp_path, f"tags={TAG}", "history=sideways")
+    assert run.returncode == 2
+    assert "history: unknown value 'sideways'" in run.log
+    assert site.requests == []  # refused before the crawl started
+    assert run.items == []
