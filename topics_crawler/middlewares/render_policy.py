@@ -3,7 +3,7 @@
 ``RENDER_MODE`` (read into :class:`~topics_crawler.browser.config.BrowserConfig`):
 
 - ``never``: plain HTTP for everything;
-- ``always``: every request is rendered;
+- ``always``: every page request is rendered;
 - ``auto`` (default): plain HTTP first. A request carrying ``meta["render_reason"]``
   — a challenge or sign-in wall retry (:mod:`.blocked`), a tag history whose
   GraphQL endpoint failed (``history_fallback``) — is rendered. A plain response
@@ -12,7 +12,9 @@
   spider's ``max_stories``, a story page without its story …) is asked again through
   the browser, counted as ``render/fallback/<what>``.
 
-A page is rendered at most once (``meta["render_count"]``); what the browser does
+Only GET requests for pages (``meta["entity_kind"]`` tag, story, author,
+publication) are ever rendered; robots.txt and GraphQL listings never are. A
+page is rendered at most once (``meta["render_count"]``); what the browser does
 comes from :mod:`topics_crawler.browser.actions` (tag pages load cards up to the
 spider's ``options.max_stories``). A rendered response gets the HTTP status of the
 document finally shown (a self-clearing challenge: 403 first, the page after).
@@ -58,6 +60,8 @@ PAGE_METHODS_META = "playwright_page_methods"
 RENDER_COUNT_META = "render_count"
 #: The spider's request meta naming the entity a request is for (tag, story, …).
 ENTITY_KIND_META = "entity_kind"
+#: Entity kinds whose pages may be rendered; other requests always go over plain HTTP.
+PAGE_KINDS = frozenset({"tag", "story", "author", "publication"})
 #: ``render_reason`` of a tag page whose GraphQL history failed: scroll as far as allowed.
 HISTORY_FALLBACK = "history_fallback"
 
@@ -87,7 +91,7 @@ class RenderPolicyMiddleware:
             request.meta.pop(PLAYWRIGHT_META, None)
             request.meta.pop(PAGE_METHODS_META, None)
             return
-        kind = request.meta.get(ENTITY_KIND_META, "other")
+        kind = request.meta[ENTITY_KIND_META]
         request.meta[PLAYWRIGHT_META] = True
         request.meta[RENDER_COUNT_META] = request.meta.get(RENDER_COUNT_META, 0) + 1
         request.meta[PAGE_METHODS_META] = self.actions(kind, reason)
@@ -99,6 +103,8 @@ class RenderPolicyMiddleware:
     def render_reason(self, request: Request) -> str | None:
         """Why this request goes through the browser, or None for plain HTTP."""
         reason = request.meta.get(RENDER_REASON_META)
+        if request.meta.get(ENTITY_KIND_META) not in PAGE_KINDS or request.method != "GET":
+            return None  # robots.txt, GraphQL listings: data, not pages
         if self.config.mode == "never":
             if reason:
                 self.stats.inc_value(f"render/skipped/{reason}")
