@@ -3,6 +3,7 @@
 python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
                      [--faults "rate=0.2,seed=7,kinds=500+429+hang"]  (see tests/site/faults.py)
                      [--js-sections]  (see tests/site/js_sections.py)
+                     [--scale-tags N]  (see tests/site/scale.py)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import FrameType
 
 from tests.site.content import default_site
 from tests.site.faults import FaultPlan
+from tests.site.scale import with_scale_tags
 from tests.site.server import SiteServer
 
 ARCHIVE_TAG = "distributed-training"
@@ -38,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="inject faults: 'rate=0.2,seed=7' (tests/site/faults.py)")  # fmt: skip
     parser.add_argument("--js-sections", action="store_true",
                         help="sections only scripts show (tests/site/js_sections.py)")  # fmt: skip
+    parser.add_argument("--scale-tags", type=int, default=0, metavar="N",
+                        help="add N tags of 20 new stories (tests/site/scale.py)")  # fmt: skip
     return parser
 
 
@@ -62,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     content = default_site()
     if args.archive:
         content = content.with_archive(ARCHIVE_TAG, args.archive, seed=0)
+    if args.scale_tags > 0:
+        content = with_scale_tags(content, args.scale_tags)
     server = SiteServer(
         content,
         latency=args.latency / 1000,
