@@ -175,7 +175,7 @@ class FaultInjector:
             return Fault("signin-page", signin_page())
         if path.endswith(_NEVER_FAULTED) or path.startswith(_SIGNIN_PREFIX):
             return None
-        kind = self._next_fault(path)
+        kind = self._next_fault(path, response)
         if kind is None:
             return None
         if kind in ("hang", "reset"):
@@ -187,7 +187,7 @@ class FaultInjector:
         with self._lock:
             return Counter(kind for _, _, kind in self.injected)
 
-    def _next_fault(self, path: str) -> str | None:
+    def _next_fault(self, path: str, response: Response) -> str | None:
         with self._lock:
             self._attempts[path] += 1
             attempt = self._attempts[path]
@@ -197,9 +197,10 @@ class FaultInjector:
                 fault = "permanent"
             else:
                 fault = self.plan.fault_for(path, attempt)
-            if fault is not None:
+            if fault is not None and changes_something(fault, response):
                 self.injected.append((path, attempt, fault))
-            return fault
+                return fault
+            return None
 
     def _replacement(self, kind: str, path: str, response: Response) -> Response:
         if kind == "deleted":
@@ -217,6 +218,15 @@ class FaultInjector:
         if kind == "broken-state":
             return broken_state(response)
         return response  # truncate: the page itself, cut on the wire
+
+
+def changes_something(kind: str, response: Response) -> bool:
+    """False for a fault that would leave ``response`` as it is (no state JSON, no body)."""
+    if kind == "broken-state":
+        return _STATE_MARKER in response.body
+    if kind == "truncate":
+        return len(response.body) > 1
+    return True
 
 
 def error_page(status: int) -> Response:

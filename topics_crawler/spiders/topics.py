@@ -36,6 +36,7 @@ from topics_crawler.spiders._history import (
     history_ranges,
     is_history_fallback,
 )
+from topics_crawler.spiders._refetch import refetch_request
 from topics_crawler.urls import MEDIUM_HOST, MediumLink
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
@@ -115,6 +116,9 @@ class TopicsSpider(Spider):
 
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
         result = self.parse_response(response, "tag")
+        if (again := self.refetch(response, result)) is not None:
+            yield again
+            return
         yield from result.items_of("tag_page")
         if self.history is None or is_history_fallback(response):
             yield from self.take_stories(result, self.options.max_stories)
@@ -142,6 +146,9 @@ class TopicsSpider(Spider):
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
         result = self.parse_response(response, "story")
+        if (again := self.refetch(response, result)) is not None:
+            yield again
+            return
         story = next(iter(result.items_of("story")), None)
         if story is None:
             if known is not None:
@@ -151,12 +158,19 @@ class TopicsSpider(Spider):
         yield from self.follow_entities(result, ("author", "publication"))
 
     def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
-        yield from self.entity_item(self.parse_response(response, "author"), "author", known)
+        result = self.parse_response(response, "author")
+        if (again := self.refetch(response, result)) is not None:
+            yield again
+            return
+        yield from self.entity_item(result, "author", known)
 
     def parse_publication(
         self, response: Response, known: Publication | None = None
     ) -> Iterator[Any]:
         result = self.parse_response(response, "publication")
+        if (again := self.refetch(response, result)) is not None:
+            yield again
+            return
         yield from self.entity_item(result, "publication", known)
 
     def on_error(self, failure: Failure) -> Iterator[Item]:
@@ -219,6 +233,10 @@ class TopicsSpider(Spider):
                 spider=self,
             )
         return result
+
+    def refetch(self, response: Response, result: PageResult) -> Request | None:
+        """Once, a re-request of a page whose state JSON was broken (see ``_refetch``)."""
+        return refetch_request(response, result, self.crawler.stats, self.logger)
 
     def entity_item(self, result: PageResult, item_type: str, known: Item | None) -> Iterator[Item]:
         item = next(iter(result.items_of(item_type)), None)
