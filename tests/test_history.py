@@ -248,3 +248,13 @@ def test_a_failure_for_a_finished_tag_asks_for_nothing() -> None:
     pager, stats = make_pager()
     assert list(pager.fail(TAG, "http_500", "boom")) == []
     assert stats.get_value("history/fallback") is None
+
+
+def test_a_response_after_the_paging_ended_is_ignored(archive: SiteContent) -> None:
+    pager, stats = make_pager()
+    request = pager.start(TAG, TAG_URL)
+    list(pager.fail(TAG, "timeout_error", "took too long"))
+    result, follow_up = pager.read(answer(archive, request))
+    assert result is None
+    assert list(follow_up) == []
+    assert stats.get_value("history/ignored_responses") == 1

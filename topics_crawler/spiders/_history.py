@@ -136,7 +136,10 @@ class HistoryPager:
     def read(self, response: Response) -> tuple[PageResult | None, Iterator[Request]]:
         """What one listing response gives: its page as a :class:`PageResult` (None when
         unusable) and the requests that follow (next page, or the fallback)."""
-        listing = self.listings[response.meta[HISTORY_TAG_META]]
+        listing = self.listings.get(response.meta.get(HISTORY_TAG_META, ""))
+        if listing is None:  # the tag's paging already ended (a stray duplicate response)
+            self.stats.inc_value("history/ignored_responses")
+            return None, iter(())
         page = read_archive_response(response.body, listing.seen_cursors)
         if isinstance(page, ArchiveFailure):
             return None, self.fail(listing.tag, page.reason, page.detail)
