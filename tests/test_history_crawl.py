@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,9 +38,11 @@ def site(content: SiteContent) -> Iterator[SiteServer]:
         yield server
 
 
-def crawl(site: SiteServer, out: Path, *arguments: str) -> CrawlRun:
+def crawl(
+    site: SiteServer, out: Path, *arguments: str, settings: dict[str, Any] | None = None
+) -> CrawlRun:
     site.clear_log()
-    run = run_crawl(site.base_url, out, f"tags={TAG}", *arguments)
+    run = run_crawl(site.base_url, out, f"tags={TAG}", *arguments, settings=settings)
     assert run.returncode == 0, run.log[-3000:]
     return run
 
@@ -145,13 +148,17 @@ def faulty_site(fault: str) -> SiteServer:
 
 @pytest.mark.parametrize(
     ("fault", "reason", "listing_requests"),
-    [("errors", "graphql_errors", 1), ("repeat_cursor", "repeated_cursor", 2)],
+    [
+        ("errors", "graphql_errors", 1),
+        ("repeat_cursor", "repeated_cursor", 2),
+        ("http_500", "http_500", 1),  # through the spider's errback (no retries here)
+    ],
 )
 def test_a_failing_endpoint_stops_paging_and_falls_back_to_the_tag_page(
     tmp_path: Path, fault: str, reason: str, listing_requests: int
 ) -> None:
     with faulty_site(fault) as site:
-        run = crawl(site, tmp_path, "history=newest", "follow=none")
+        run = crawl(site, tmp_path, "history=newest", "follow=none", settings={"RETRY_TIMES": 0})
         assert posts(site) == listing_requests
         assert site.count(f"/tag/{TAG}", method="GET") == 2  # the page, then the fallback
     assert run.stats[f"history/failed/{reason}"] == 1

@@ -16,7 +16,7 @@ render policy, which scrolls the tag page) can take over.
 
 Stats: ``history/requests``, ``history/pages``, ``history/stories``,
 ``history/done``, ``history/stopped/page_cap``, ``history/failed/<reason>``,
-``history/fallback``.
+``history/fallback``, ``history/ignored_responses``.
 """
 
 from __future__ import annotations
