@@ -7,8 +7,8 @@ compares each arrival's hash with them to skip entities that did not change.
 
 Two implementations behind :class:`DedupeState`: :class:`MemoryDedupeState`
 (one process, nothing persisted; the default) and :class:`SqliteDedupeState`
-(a file; what ``DEDUPE_STATE`` / ``DATASET_DIR`` select). A Redis one for
-distributed crawls only has to provide the same three methods.
+(a file; what ``DEDUPE_STATE`` / ``DATASET_DIR`` select). The Redis one for
+distributed crawls is :mod:`topics_crawler.distributed.dedupe_state`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 from scrapy.settings import BaseSettings
+from scrapy.utils.misc import load_object
 
 STATE_SUBPATH = Path(".state") / "dedupe.sqlite"
 
@@ -113,6 +114,10 @@ def state_path(settings: BaseSettings) -> Path | None:
 
 
 def open_dedupe_state(settings: BaseSettings) -> DedupeState:
-    """The state the settings select (see :func:`state_path`)."""
+    """The state the settings select: ``DEDUPE_STATE_CLASS`` (set by the distributed and
+    resume add-ons; a class with ``from_settings``), else see :func:`state_path`."""
+    state_class = settings.get("DEDUPE_STATE_CLASS")
+    if state_class:
+        return cast(DedupeState, load_object(state_class).from_settings(settings))
     path = state_path(settings)
     return SqliteDedupeState(path) if path else MemoryDedupeState()

@@ -39,9 +39,10 @@ def with_scale_tags(content: SiteContent, n_tags: int, stories_per_tag: int = 20
     number = 0
     for slug in scale_tag_slugs(n_tags):
         ref = TopicRef(slug, f"Scale topic {slug.removeprefix('scale-')}")
-        story_ids = []
+        story_ids, authors = [], []
         for _ in range(stories_per_tag):
             author = _author(site, number // STORIES_PER_AUTHOR)
+            authors.append(author.username)
             story_ids.append(site.add_story(_story(ref, number, author.username)).id)
             number += 1
         site.add_tag(
@@ -52,6 +53,8 @@ def with_scale_tags(content: SiteContent, n_tags: int, stories_per_tag: int = 20
                 story_count=stories_per_tag,
                 description=f"Stories filed under {ref.name}.",
                 sections={"Latest stories": story_ids},
+                # A complete tag page has a "Who to follow" box (else the browser is asked).
+                who_to_follow=[("author", authors[0])],
             )
         )
     return site

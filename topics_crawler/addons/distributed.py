@@ -1,0 +1,66 @@
+"""Distributed add-on: ``REDIS_URL`` makes workers share one frontier on Redis (scrapy-redis).
+
+    scrapy crawl topics -a tags=llm -s REDIS_URL=redis://redis.internal:6379/0   # on each machine
+
+With ``REDIS_URL`` set (setting or environment variable) the crawl uses
+:class:`~topics_crawler.distributed.scheduler.RedisScheduler` (shared queue and
+seen-set), :class:`~topics_crawler.distributed.dedupe_state.RedisDedupeState`
+(items deduplicated across workers),
+:class:`~topics_crawler.distributed.start.SharedStartRequests` (start requests go
+through the shared seen-set) and
+:class:`~topics_crawler.distributed.workers.WorkerCoordinator` (workers stop when
+the shared queue stays empty). Without it this add-on does nothing and nothing
+about Redis is imported: components are named by import path and only loaded here.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy.exceptions import NotConfigured
+from scrapy.settings import BaseSettings
+
+logger = logging.getLogger(__name__)
+
+SCHEDULER = "topics_crawler.distributed.scheduler.RedisScheduler"
+DEDUPE_STATE = "topics_crawler.distributed.dedupe_state.RedisDedupeState"
+COORDINATOR = "topics_crawler.distributed.workers.WorkerCoordinator"
+COORDINATOR_PRIORITY = 550
+START_MIDDLEWARE = "topics_crawler.distributed.start.SharedStartRequests"
+#: Right after Scrapy's StartSpiderMiddleware (25), before anything else sees the requests.
+START_MIDDLEWARE_PRIORITY = 26
+
+
+class DistributedAddon:
+    """Scrapy add-on (``ADDONS``) behind the ``REDIS_URL`` setting."""
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        """Check that Redis answers, then switch the distributed components on.
+
+        Raises :class:`~topics_crawler.distributed.connection.RedisUnavailableError`
+        (the crawl does not start, nothing is written) when Redis does not answer.
+        """
+        if not settings.get("REDIS_URL"):
+            raise NotConfigured
+        # Imported here: without REDIS_URL nothing about Redis is loaded.
+        from topics_crawler.distributed.connection import (  # noqa: PLC0415
+            RedisUnavailableError,
+            connect,
+        )
+
+        try:
+            connect(settings).close()
+        except RedisUnavailableError as exc:
+            logger.error("Crawl not started: %s", exc)
+            raise RedisUnavailableError(str(exc)) from None  # the cause is in the message
+        if settings.get("JOBDIR"):
+            logger.warning(
+                "JOBDIR is ignored with REDIS_URL: the queue and seen-set live in Redis, "
+                "and restarting the workers resumes the crawl"
+            )
+        settings.set("SCHEDULER", SCHEDULER, priority="addon")
+        settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
+        settings["EXTENSIONS"].set(COORDINATOR, COORDINATOR_PRIORITY, priority="addon")
+        settings["SPIDER_MIDDLEWARES"].set(
+            START_MIDDLEWARE, START_MIDDLEWARE_PRIORITY, priority="addon"
+        )

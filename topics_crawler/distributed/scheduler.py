@@ -1,0 +1,155 @@
+"""The shared request queue and seen-set: scrapy-redis's scheduler, adapted.
+
+:class:`RedisScheduler` keeps scrapy-redis's Redis queue classes and seen-set, and
+changes three things:
+
+* fingerprints come from the crawler's fingerprinter
+  (:class:`~topics_crawler.fingerprint.CanonicalUrlFingerprinter`), not scrapy-redis's
+  own SHA1 of the URL, so the shared seen-set agrees with ``JOBDIR``, the HTTP cache
+  and the dedupe of a single-process crawl;
+* a lost Redis stops the worker with one error line (reason ``redis_lost``)
+  instead of an error per request; what it exported stays as written.
+
+It also avoids the calls scrapy-redis 0.9.1 makes that Scrapy 2.19 deprecates
+(``spider=`` in stats calls, ``Spider.log``), so no warning needs filtering.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Self
+
+import redis
+from scrapy import Request, Spider
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.misc import load_object
+from scrapy_redis import picklecompat
+from scrapy_redis.dupefilter import RFPDupeFilter
+from scrapy_redis.scheduler import Scheduler
+
+from topics_crawler.distributed.connection import (
+    REDIS_DOWN_ERRORS,
+    RedisKeys,
+    connect,
+    redact,
+)
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.utils.request import RequestFingerprinterProtocol
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_QUEUE_CLASS = "scrapy_redis.queue.PriorityQueue"
+REDIS_LOST_REASON = "redis_lost"
+
+
+class CanonicalRedisDupeFilter(RFPDupeFilter):
+    """scrapy-redis's shared seen-set, keyed on the crawler's request fingerprints."""
+
+    def __init__(
+        self,
+        server: redis.Redis,
+        key: str,
+        fingerprinter: RequestFingerprinterProtocol,
+        debug: bool = False,
+    ) -> None:
+        super().__init__(server, key, debug)
+        self.fingerprinter = fingerprinter
+
+    def request_fingerprint(self, request: Request) -> str:
+        return self.fingerprinter.fingerprint(request).hex()
+
+
+class RedisScheduler(Scheduler):
+    """Scheduler whose queue and seen-set live in Redis, shared by every worker."""
+
+    crawler: Crawler
+    redis_lost: bool = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        """Connect (raises :class:`RedisUnavailableError` when Redis does not answer)."""
+        settings = crawler.settings
+        server = connect(settings)
+        keys = RedisKeys.from_settings(settings)
+        dupefilter = CanonicalRedisDupeFilter(
+            server,
+            keys.seen,
+            crawler.request_fingerprinter,
+            debug=settings.getbool("DUPEFILTER_DEBUG"),
+        )
+        scheduler = cls(
+            server=server,
+            persist=True,  # the last worker out clears the crawl (distributed.workers)
+            queue_key=keys.requests,
+            queue_cls=settings.get("SCHEDULER_QUEUE_CLASS") or DEFAULT_QUEUE_CLASS,
+            dupefilter=dupefilter,
+            serializer=picklecompat,
+        )
+        scheduler.crawler = crawler
+        scheduler.stats = crawler.stats
+        scheduler.redis_url = redact(settings["REDIS_URL"])
+        return scheduler
+
+    def open(self, spider: Spider) -> None:
+        self.spider = spider
+        self.queue = load_object(self.queue_cls)(
+            server=self.server, spider=spider, key=self.queue_key, serializer=self.serializer
+        )
+        queued = self._call(len, self.queue, default=0)
+        if queued:
+            logger.info("Joining a crawl with %d requests queued in Redis", queued)
+
+    def close(self, reason: str) -> None:
+        """Leave the shared state alone: other workers may still use it."""
+
+    def enqueue_request(self, request: Request) -> bool:
+        if not request.dont_filter and self._call(self.df.request_seen, request, default=True):
+            self._count("scheduler/filtered/redis")
+            return False
+        if self._call(self.queue.push, request, default=False) is False:
+            return False
+        self._count("scheduler/enqueued/redis")
+        return True
+
+    def next_request(self) -> Request | None:
+        request: Request | None = self._call(self.queue.pop, default=None)
+        if request is not None:
+            self._count("scheduler/dequeued/redis")
+        return request
+
+    def has_pending_requests(self) -> bool:
+        return bool(self._call(len, self.queue, default=0))
+
+    def __len__(self) -> int:
+        return int(self._call(len, self.queue, default=0))
+
+    # --- a lost Redis -------------------------------------------------------------
+
+    def _call(self, method: Any, *args: Any, default: Any) -> Any:
+        """``method(*args)``; ``default`` (and the worker stops) when Redis is gone."""
+        if self.redis_lost:
+            return default
+        try:
+            return method(*args)
+        except REDIS_DOWN_ERRORS as exc:
+            self._stop_worker(exc)
+            return default
+
+    def _stop_worker(self, exc: Exception) -> None:
+        self.redis_lost = True
+        logger.error(
+            "Lost Redis at %s (%s): stopping this worker. Items it exported are kept; "
+            "requests still queued in Redis are picked up when workers are started again.",
+            self.redis_url,
+            exc,
+        )
+        self._count("distributed/redis_lost")
+        engine = self.crawler.engine
+        if engine is not None:
+            deferred_from_coro(engine.close_spider_async(reason=REDIS_LOST_REASON))
+
+    def _count(self, key: str) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(key)
