@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     if args.links:
         for link in result.links:
             print(json.dumps({"link": link.kind, "key": link.key, "url": link.url}))
+    if not result.items:  # one error line that carries the reasons
+        raise CliError(f"{args.page_file}: no items found ({'; '.join(result.errors) or 'empty'})")
     for reason in result.errors:
         print(f"warning: {args.page_file}: {reason}", file=sys.stderr)
-    if not result.items:
-        raise CliError(f"{args.page_file}: no items found ({'; '.join(result.errors) or 'empty'})")
     return 0

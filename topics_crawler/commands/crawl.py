@@ -1,8 +1,9 @@
 """``scrapy crawl`` that rejects bad spider arguments with one line and exit status 2.
 
 Spiders may define a ``check_arguments(**spider_args)`` class method raising
-``ValueError``; it runs before the crawler starts, so a typo in ``-a`` never
-shows a traceback or half-starts a crawl.
+``ValueError``; it runs while the command line is read, before the crawler
+process exists, so a typo in ``-a`` (or in the spider name) prints one error
+line — no traceback, no Scrapy start-up banner — and never half-starts a crawl.
 
 A crawl whose health checks failed (stat ``health/failed``, set by
 :class:`topics_crawler.extensions.health.CrawlHealth`) exits with status 1.
@@ -11,9 +12,11 @@ A crawl whose health checks failed (stat ``health/failed``, set by
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.exceptions import UsageError
+from scrapy.spiderloader import get_spider_loader
 
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
 
@@ -22,26 +25,52 @@ if TYPE_CHECKING:
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
 
 ARGUMENT_ERROR_EXIT = 2
 HEALTH_FAILURE_EXIT = 1
 
 
+def spider_argument_error(
+    name: str, spider_args: dict[str, Any], settings: BaseSettings
+) -> str | None:
+    """Why ``scrapy crawl <name> -a …`` cannot start (unknown spider, bad ``-a``), or None."""
+    loader = get_spider_loader(settings)
+    try:
+        spider_cls = loader.load(name)
+    except KeyError:
+        available = ", ".join(sorted(loader.list())) or "none"
+        return f"no spider named {name!r} (available: {available})"
+    check = getattr(spider_cls, "check_arguments", None)
+    if check is None:
+        return None
+    try:
+        check(**spider_args)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def refuse(line: str) -> NoReturn:
+    """Print one error line and exit with status 2, before any crawl machinery starts."""
+    print(line, file=sys.stderr)
+    raise SystemExit(ARGUMENT_ERROR_EXIT)
+
+
 class Command(ScrapyCrawlCommand):
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        try:
+            super().process_options(args, opts)  # -a / -s / -o syntax
+        except UsageError as exc:
+            refuse(f"scrapy crawl: error: {exc}")
+        if len(args) != 1:
+            refuse("scrapy crawl: error: name one spider, e.g. scrapy crawl topics -a tags=ai")
+        assert self.settings is not None
+        error = spider_argument_error(args[0], opts.spargs, self.settings)
+        if error is not None:
+            refuse(f"scrapy crawl {args[0]}: error: {error}")
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if len(args) == 1 and self.crawler_process is not None:
-            try:
-                spider_cls = self.crawler_process.spider_loader.load(args[0])
-            except KeyError:
-                spider_cls = None  # the base command reports unknown spiders
-            check = getattr(spider_cls, "check_arguments", None)
-            if check is not None:
-                try:
-                    check(**opts.spargs)
-                except ValueError as exc:
-                    print(f"scrapy crawl {args[0]}: error: {exc}", file=sys.stderr)
-                    self.exitcode = ARGUMENT_ERROR_EXIT
-                    return
         self._crawlers: list[Crawler] = []
         super().run(args, opts)
         if self.exitcode == 0 and any(
