@@ -206,3 +206,7 @@ REDIS_KEY_PREFIX = "topics_crawler"
 REDIS_SOCKET_TIMEOUT = 10.0
 DISTRIBUTED_IDLE_CLOSE = 5.0
 ADDONS = {**ADDONS, "topics_crawler.addons.distributed.DistributedAddon": 700}
+# -s JOBDIR=crawls/<name>: a crash-safe job (topics_crawler/addons/resume.py): killed at
+# any moment, even with SIGKILL, the same command resumes it; feeds must append (-o).
+RESUME_CHECKPOINT_INTERVAL = 0.5  # seconds between journal commits (work a kill may redo)
+ADDONS = {**ADDONS, "topics_crawler.addons.resume.CrashSafeResume": 710}

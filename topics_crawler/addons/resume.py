@@ -1,0 +1,59 @@
+"""Resume add-on: with ``JOBDIR``, a crawl killed at any moment (even SIGKILL) resumes exactly.
+
+    scrapy crawl topics -a tags=llm -s JOBDIR=crawls/llm-1 -o items.jsonl   # killed mid-way
+    scrapy crawl topics -a tags=llm -s JOBDIR=crawls/llm-1 -o items.jsonl   # finishes the job
+
+Replaces Scrapy's ``JOBDIR`` scheduler (consistent only after a clean stop) by
+:class:`~topics_crawler.resume.scheduler.JournalScheduler`, marks pages done with
+:class:`~topics_crawler.resume.tracker.DonePages` and keeps the dedupe state in the
+same journal (see :mod:`topics_crawler.resume`). Off without ``JOBDIR`` and with
+``REDIS_URL`` (Redis holds the crawl then).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from scrapy.exceptions import NotConfigured
+from scrapy.settings import BaseSettings
+
+from topics_crawler.resume.journal import JOURNAL_NAME
+
+logger = logging.getLogger(__name__)
+
+SCHEDULER = "topics_crawler.resume.scheduler.JournalScheduler"
+DEDUPE_STATE = "topics_crawler.resume.journal.JournalDedupeState"
+TRACKER = "topics_crawler.resume.tracker.DonePages"
+#: Outermost spider middleware: it must see the callback's final output.
+TRACKER_PRIORITY = 1
+
+
+class ResumeError(ValueError):
+    """The crawl cannot be resumed as configured; the message says why."""
+
+
+class CrashSafeResume:
+    """Scrapy add-on (``ADDONS``) behind ``JOBDIR``."""
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        jobdir = settings.get("JOBDIR")
+        if not jobdir or settings.get("REDIS_URL"):
+            raise NotConfigured
+        if (Path(jobdir) / JOURNAL_NAME).exists():
+            self._check_feeds_append(settings)
+        settings.set("SCHEDULER", SCHEDULER, priority="addon")
+        settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
+        settings["SPIDER_MIDDLEWARES"].set(TRACKER, TRACKER_PRIORITY, priority="addon")
+
+    def _check_feeds_append(self, settings: BaseSettings) -> None:
+        """A resumed crawl must not overwrite what the interrupted run exported."""
+        default = settings.getbool("FEED_URI_PARAMS_OVERWRITE", False)
+        for uri, options in settings.getdict("FEEDS").items():
+            if options.get("overwrite", default):
+                message = (
+                    f"Crawl not started: resuming {settings['JOBDIR']} would overwrite {uri}; "
+                    "append to it instead (-o, not -O)"
+                )
+                logger.error(message)
+                raise ResumeError(message)

@@ -1,0 +1,140 @@
+"""Scheduler of a crash-safe ``JOBDIR`` crawl: pending requests and the seen-set in the journal.
+
+Requests wait in memory (a priority heap) and in the journal; every
+``RESUME_CHECKPOINT_INTERVAL`` seconds, when no callback output is between the spider
+and the feeds or the scheduler, the feed files are flushed and the journal committed
+with their sizes. On open, a journal with progress means a resume: feed files are cut back to their
+checkpointed size and the pending requests are scheduled again.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import os
+import pickle
+from pathlib import Path
+from typing import TYPE_CHECKING, Self
+
+from scrapy import Request, Spider
+from scrapy.core.scheduler import BaseScheduler
+from scrapy.extensions.feedexport import FeedExporter, FileFeedStorage
+from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.request import request_from_dict
+
+from topics_crawler.resume.journal import CrawlJournal
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+#: Heap entry: (-priority, seq, fingerprint, the request or its pickled dict).
+_Entry = tuple[int, int, str, Request | bytes]
+
+
+class JournalScheduler(BaseScheduler):
+    """Priority-ordered requests, deduplicated and persisted through the crawl journal."""
+
+    def __init__(self, crawler: Crawler, journal: CrawlJournal, interval: float) -> None:
+        self.crawler = crawler
+        self.journal = journal
+        self.interval = interval
+        self.fingerprinter = crawler.request_fingerprinter
+        self._heap: list[_Entry] = []
+        self._spider: Spider | None = None
+        self._checkpoints = create_looping_call(self.checkpoint)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        journal = CrawlJournal.for_jobdir(settings["JOBDIR"])
+        return cls(crawler, journal, settings.getfloat("RESUME_CHECKPOINT_INTERVAL", 0.5))
+
+    def open(self, spider: Spider) -> None:
+        self._spider = spider
+        done, pending = self.journal.counts()
+        if done or pending:
+            self._cut_feeds_back()
+            for entry in self.journal.pending():
+                heapq.heappush(self._heap, (-entry.priority, entry.seq, entry.fp, entry.request))
+            logger.info(
+                "Resuming the crawl in %s: %d pages done, %d requests pending",
+                self.journal.path.parent,
+                done,
+                pending,
+            )
+        self._checkpoints.start(self.interval, now=False)
+
+    def close(self, reason: str) -> None:
+        if self._checkpoints.running:
+            self._checkpoints.stop()
+        self.checkpoint(force=True)
+        self.journal.close()
+
+    def has_pending_requests(self) -> bool:
+        return bool(self._heap)
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def enqueue_request(self, request: Request) -> bool:
+        fp = self.fingerprinter.fingerprint(request).hex()
+        data = pickle.dumps(request.to_dict(spider=self._spider), protocol=pickle.HIGHEST_PROTOCOL)
+        added = self.journal.add(
+            fp, request.url, request.priority, data, replace=request.dont_filter
+        )
+        stats = self.crawler.stats
+        if not added:
+            if stats is not None:
+                stats.inc_value("scheduler/filtered/journal")
+            return False
+        heapq.heappush(self._heap, (-request.priority, self.journal.last_seq, fp, request))
+        if stats is not None:
+            stats.inc_value("scheduler/enqueued/journal")
+        return True
+
+    def next_request(self) -> Request | None:
+        if not self._heap:
+            return None
+        _, _, _, stored = heapq.heappop(self._heap)
+        if isinstance(stored, Request):
+            return stored
+        return request_from_dict(pickle.loads(stored), spider=self._spider)  # our own journal
+
+    # --- checkpoints ---------------------------------------------------------------------
+
+    def checkpoint(self, force: bool = False) -> None:
+        """Flush the feeds and commit the journal, unless a page's outputs are half handled."""
+        if self.journal.progress.outputs_in_flight and not force:
+            return
+        self.journal.commit(self._flush_feeds())
+        if self.crawler.stats is not None:
+            self.crawler.stats.inc_value("resume/checkpoints")
+
+    def _feed_files(self) -> list[tuple[str, object]]:
+        exporter = next(
+            (e for e in self.crawler.extensions.middlewares if isinstance(e, FeedExporter)), None
+        )
+        if exporter is None:
+            return []
+        return [
+            (str(Path(slot.storage.path).absolute()), slot.file)
+            for slot in exporter.slots
+            if isinstance(slot.storage, FileFeedStorage) and slot.file is not None
+        ]
+
+    def _flush_feeds(self) -> dict[str, int]:
+        sizes = {}
+        for path, file in self._feed_files():
+            file.flush()  # type: ignore[attr-defined]
+            sizes[path] = os.fstat(file.fileno()).st_size  # type: ignore[attr-defined]
+        return sizes
+
+    def _cut_feeds_back(self) -> None:
+        """Drop what was written to the feeds after the last checkpoint."""
+        for path, size in self.journal.feed_sizes().items():
+            file = Path(path)
+            if file.exists() and file.stat().st_size > size:
+                logger.info("Cutting %s back to its checkpointed %d bytes", path, size)
+                os.truncate(file, size)
