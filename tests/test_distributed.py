@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 import redis
-from scrapy import Request
+from scrapy import Request, Spider
 from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import CrawlRun, run_crawl
 from tests.services import ROOT, RedisServer, free_port, wait_until
@@ -192,3 +193,33 @@ def test_redis_lost_mid_crawl_stops_the_worker_and_keeps_its_items(
     assert stories
     assert max(stories.values()) == 1
     assert fetched_after < scale_page_count(10)  # it stopped instead of crawling on
+
+
+class _Spider(Spider):
+    name = "warnings_probe"
+
+    def parse(self, response: Any) -> Iterator[Any]:
+        yield from ()
+
+
+@pytest.mark.integration
+def test_scheduler_round_trip_raises_no_deprecation_warning(redis_server: RedisServer) -> None:
+    """scrapy-redis 0.9.1's own Scheduler.open/enqueue call APIs Scrapy 2.19 deprecates
+    (``Spider.log``, ``spider=`` in stats calls); pytest turns warnings into errors here."""
+    from topics_crawler.distributed.scheduler import RedisScheduler
+
+    crawler = get_crawler(_Spider, {"REDIS_URL": redis_server.url, "REDIS_KEY_PREFIX": "test"})
+    crawler.spider = spider = _Spider()
+    scheduler = RedisScheduler.from_crawler(crawler)
+    scheduler.open(spider)
+    request = Request("https://medium.com/tag/llm", callback=spider.parse)
+    assert scheduler.enqueue_request(request)
+    assert not scheduler.enqueue_request(request.replace())
+    assert scheduler.has_pending_requests()
+    popped = scheduler.next_request()
+    assert popped is not None
+    assert popped.url == request.url
+    assert scheduler.next_request() is None
+    scheduler.close("finished")
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("scheduler/filtered/redis") == 1
