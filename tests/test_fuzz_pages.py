@@ -264,7 +264,6 @@ def test_fast_fuzz_every_page_yields_an_item_or_an_error(fast_report: FuzzReport
     assert not silent, fast_report.describe(silent)
 
 
-@pytest.mark.xfail(strict=False, reason="parser crashes found by fuzzing: listed for the owners")
 def test_fast_fuzz_finds_no_parser_crash(fast_report: FuzzReport) -> None:
     assert not fast_report.crashes, fast_report.describe(fast_report.crashes)
 
@@ -279,6 +278,5 @@ def test_fuzz_10000_pages_never_raise(full_report: FuzzReport) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="parser crashes found by fuzzing: listed for the owners")
 def test_fuzz_10000_pages_find_no_parser_crash(full_report: FuzzReport) -> None:
     assert not full_report.crashes, full_report.describe(full_report.crashes)

@@ -308,7 +308,10 @@ def url_layer(url: str | None) -> dict[str, Any]:
     """Post id, author username or publication slug spelled out in a story URL."""
     if not url:
         return {}
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "Invalid IPv6 URL": a broken canonical link says nothing
+        return {}
     segments = [unquote(s) for s in parts.path.split("/") if s]
     layer: dict[str, Any] = {"story_id": post_id_from_url(url)}
     if parts.netloc == MEDIUM_HOST and len(segments) == 2:

@@ -107,7 +107,8 @@ def find_apollo_post(state: ApolloState, post_id: str | None) -> dict[str, Any] 
 
 def _apollo_tags(state: ApolloState, post: dict[str, Any]) -> list[str]:
     slugs: list[str] = []
-    for tag in state.field(post, "tags") or []:
+    tags = state.field(post, "tags")
+    for tag in tags if isinstance(tags, list) else []:
         if isinstance(tag, dict):
             raw = tag.get("normalizedTagSlug") or tag.get("id") or tag.get("slug")
             slug = tag_slug(raw)
@@ -192,7 +193,9 @@ def _legacy_claps(virtuals: dict[str, Any]) -> int | None:
 
 def _legacy_tags(virtuals: dict[str, Any]) -> list[str]:
     tags = virtuals.get("tags")
-    slugs = [tag_slug(t.get("slug") or t.get("name")) for t in tags or [] if isinstance(t, dict)]
+    if not isinstance(tags, list):
+        return []
+    slugs = [tag_slug(t.get("slug") or t.get("name")) for t in tags if isinstance(t, dict)]
     return unique([slug for slug in slugs if slug])
 
 
