@@ -243,3 +243,18 @@ def test_other_refused_requests_are_left_alone(url: str, meta: dict[str, object]
     assert asyncio.run(middleware.process_exception(request, refused)) is None
     challenge = Challenge(url, 403, "marker")
     assert asyncio.run(middleware.process_exception(request, challenge)) is None
+
+
+def test_blocks_have_their_own_retry_budget() -> None:
+    middleware, waits = make_middleware()
+    # two 503 retries already happened: the challenge still gets BLOCKED_RETRY_TIMES (2) retries
+    request = sent(middleware, Request(STORY, meta={"retry_times": 2}))
+    first = asyncio.run(middleware.process_response(request, challenge_response()))
+    assert isinstance(first, Request)
+    assert (first.meta["retry_times"], first.meta["blocked_times"]) == (3, 1)
+    second = asyncio.run(middleware.process_response(sent(middleware, first), challenge_response()))
+    assert isinstance(second, Request)
+    assert (second.meta["retry_times"], second.meta["blocked_times"]) == (4, 2)
+    with pytest.raises(Challenge):
+        asyncio.run(middleware.process_response(sent(middleware, second), challenge_response()))
+    assert waits.seconds == [2.0, 4.0]

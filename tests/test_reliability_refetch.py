@@ -13,7 +13,12 @@ from tests.site.faults import broken_state
 from tests.site.routes import resolve
 from topics_crawler.middlewares.blocked import ORIGIN_URL_META
 from topics_crawler.pages import parse_page
-from topics_crawler.spiders._refetch import REFETCH_META, has_broken_state, refetch_request
+from topics_crawler.spiders._refetch import (
+    DOWNLOAD_META,
+    REFETCH_META,
+    has_broken_state,
+    refetch_request,
+)
 
 LOGGER = logging.getLogger(__name__)
 CANONICAL = "https://medium.com/@varuntej"
@@ -23,7 +28,15 @@ MIRRORED = "http://127.0.0.1:8000/@varuntej"
 def author_response(*, broken: bool, meta: dict[str, object] | None = None) -> HtmlResponse:
     page = resolve(default_site(), "/@varuntej")
     body = broken_state(page).body if broken else page.body
-    request = Request(MIRRORED, meta={ORIGIN_URL_META: CANONICAL, "entity_kind": "author"})
+    request = Request(
+        MIRRORED,
+        meta={
+            ORIGIN_URL_META: CANONICAL,
+            "entity_kind": "author",
+            "download_latency": 0.01,
+            "retry_times": 1,
+        },
+    )
     request.meta.update(meta or {})
     return HtmlResponse(MIRRORED, body=body, encoding="utf-8", request=request)
 
@@ -38,6 +51,7 @@ def test_broken_state_is_asked_for_once_more_at_its_original_url() -> None:
     assert retry is not None
     assert (retry.url, retry.dont_filter, retry.meta[REFETCH_META]) == (CANONICAL, True, True)
     assert retry.meta["entity_kind"] == "author"
+    assert not DOWNLOAD_META & retry.meta.keys(), "per-download meta is not forwarded"
     assert collector.get_value("parse/refetched/author") == 1
 
 

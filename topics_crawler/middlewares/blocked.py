@@ -4,9 +4,9 @@ Sits below the HTTP compression (590) and redirect (600) middlewares, so it
 sees decompressed bodies and the URL a redirect chain ended on. A response
 that :func:`~topics_crawler.pages._blocked.detect_block` recognises is
 replaced by a retry of the originally requested URL (``BLOCKED_RETRY_TIMES``
-times, waiting ``RETRY_BACKOFF_BASE`` doubled per attempt) carrying
-``meta["render_reason"]`` — the hook for a browser download handler to take
-over such requests. When retries run out the request fails with
+times, counted apart from retries for other errors; waiting ``RETRY_BACKOFF_BASE``
+doubled per attempt) carrying ``meta["render_reason"]`` — the hook for a browser
+download handler to take over such requests. When retries run out the request fails with
 :class:`Challenge` or :class:`SigninWall`; the spider's errback turns the
 exception's name into the failure reason (``challenge`` / ``signin_wall``).
 A redirect into the sign-in flow usually never gets a response: Medium's
@@ -44,6 +44,8 @@ RENDER_REASON_META = "render_reason"
 SIGNIN_REDIRECT_STATUS = 302
 #: Request meta key: the URL first asked for (canonical), before redirects and the mirror.
 ORIGIN_URL_META = "blocked_origin_url"
+#: Request meta key: retries caused by blocks (``retry_times`` counts every retry).
+BLOCKED_TIMES_META = "blocked_times"
 #: Meta a retry must not inherit: the redirect chain and the mirror rewrite of the blocked URL.
 _RESET_META = frozenset(
     {
@@ -85,6 +87,11 @@ _EXCEPTIONS: dict[BlockReason, type[BlockedPage]] = {
     "challenge": Challenge,
     "signin_wall": SigninWall,
 }
+
+
+def blocked_times(request: Request) -> int:
+    """How many times this request was retried because of a block (not other errors)."""
+    return int(request.meta.get(BLOCKED_TIMES_META, 0))
 
 
 def original_request(request: Request) -> Request:
@@ -147,13 +154,13 @@ class BlockedPageMiddleware:
         if retry is None:
             stats.inc_value(f"blocked/gave_up/{block.reason}")
             raise _EXCEPTIONS[block.reason](request.url, status, block.evidence)
-        wait = backoff_delay(retry.meta["retry_times"], self.backoff_base, self.backoff_max)
+        wait = backoff_delay(blocked_times(retry), self.backoff_base, self.backoff_max)
         logger.warning(
             "%s on %s (%s); retry %d in %.1fs",
             block.reason,
             request.url,
             block.evidence,
-            retry.meta["retry_times"],
+            blocked_times(retry),
             wait,
         )
         if wait > 0:
@@ -165,13 +172,18 @@ class BlockedPageMiddleware:
         assert spider is not None, "responses arrive while a spider runs"
         if request.meta.get("dont_retry", False):
             return None
+        # Blocks have their own budget: retries for 5xx or timeouts before do not use it up.
+        origin = original_request(request)
+        counted = origin.replace(meta={**origin.meta, "retry_times": blocked_times(request)})
         retry = get_retry_request(
-            original_request(request),
+            counted,
             spider=spider,
             reason=block.reason,
             max_retry_times=self.retry_times,
             stats_base_key="blocked/retry",
         )
         if retry is not None:
+            retry.meta[BLOCKED_TIMES_META] = retry.meta["retry_times"]
+            retry.meta["retry_times"] = request.meta.get("retry_times", 0) + 1  # attempts in all
             retry.meta[RENDER_REASON_META] = block.reason
         return retry

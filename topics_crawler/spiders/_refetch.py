@@ -22,6 +22,9 @@ from topics_crawler.pages import PageResult
 
 #: Request meta key set on the one re-request of a page with broken state.
 REFETCH_META = "state_refetch"
+#: Meta Scrapy sets for one download, which a new request must not carry (see Scrapy's
+#: MetaCopyDetectionMiddleware): the re-request is a new request, with its own retries.
+DOWNLOAD_META = frozenset({"download_latency", "retry_times", "cache_timestamp", "_dont_cache"})
 #: Starts of the errors ``pages/_document.py`` records for state JSON that does not decode.
 BROKEN_STATE_ERRORS = ("broken Apollo state", "broken legacy state")
 
@@ -45,6 +48,6 @@ def refetch_request(
     kind = response.meta.get("entity_kind", "page")
     stats.inc_value(f"parse/refetched/{kind}")
     logger.warning("Broken page state on %s; asking for the page once more", response.url)
-    retry = original_request(response.request).replace(dont_filter=True)
-    retry.meta[REFETCH_META] = True
-    return retry
+    retry = original_request(response.request)
+    meta = {k: v for k, v in retry.meta.items() if k not in DOWNLOAD_META}
+    return retry.replace(dont_filter=True, meta={**meta, REFETCH_META: True})
