@@ -20,7 +20,7 @@ from tests.services import ROOT, wait_until
 from tests.site.content import default_site
 from tests.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
 from tests.site.server import SiteServer
-from topics_crawler.resume.journal import JOURNAL_NAME
+from topics_crawler.resume.journal import JOURNAL_NAME, CrawlJournal
 
 pytestmark = pytest.mark.integration
 
@@ -111,3 +111,15 @@ def test_killed_crawl_resumes_to_the_same_items(site: SiteServer, tmp_path: Path
     stories = Counter(item["story_id"] for item in items if item["item_type"] == "story")
     assert len(stories) == N_TAGS * 20
     assert max(stories.values()) == 1
+
+
+def test_resuming_onto_an_overwriting_feed_is_refused(tmp_path: Path) -> None:
+    jobdir = tmp_path / "job"
+    CrawlJournal(jobdir / JOURNAL_NAME).close()  # an interrupted job
+    kept = '{"item_type": "story", "story_id": "0123456789ab"}\n'
+    (tmp_path / "items.jsonl").write_text(kept, "utf-8")
+    run = run_crawl("http://127.0.0.1:9", tmp_path, "tags=llm", settings={"JOBDIR": jobdir})
+    assert run.returncode != 0
+    assert "Crawl not started: resuming" in run.log
+    assert "would overwrite" in run.log
+    assert (tmp_path / "items.jsonl").read_text("utf-8") == kept

@@ -42,6 +42,11 @@ class CrashSafeResume:
             raise NotConfigured
         if (Path(jobdir) / JOURNAL_NAME).exists():
             self._check_feeds_append(settings)
+        if settings.get("DATASET_DIR"):
+            logger.warning(
+                "DATASET_DIR is not covered by the crash-safe JOBDIR: a killed run's staging "
+                "files are not merged; add an appending JSON lines feed (-o items.jsonl)"
+            )
         settings.set("SCHEDULER", SCHEDULER, priority="addon")
         settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
         settings["SPIDER_MIDDLEWARES"].set(TRACKER, TRACKER_PRIORITY, priority="addon")
