@@ -143,6 +143,9 @@ def test_two_workers_crawl_each_page_once(redis_server: RedisServer, tmp_path: P
     stories = Counter(item["story_id"] for run in runs for item in run.of_type("story"))
     assert len(stories) == SCALE_TAGS * 20
     assert [key for key, n in stories.items() if n > 1] == []
+    authors = Counter(item["username"] for run in runs for item in run.of_type("author"))
+    assert len(authors) == -(-SCALE_TAGS * 20 // 8)
+    assert [key for key, n in authors.items() if n > 1] == []
     pages = [run.stats.get("downloader/response_count", 0) for run in runs]
     assert min(pages) >= 50, f"one worker did (almost) nothing: {pages}"
     assert crawl_keys(redis_server) == []  # the last worker out cleared the crawl
