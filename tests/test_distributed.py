@@ -49,6 +49,14 @@ def crawl_keys(server: RedisServer) -> list[bytes]:
     return list(redis.Redis.from_url(server.url).scan_iter("topics_crawler:*"))
 
 
+def test_redis_urls_are_logged_without_their_password() -> None:
+    from topics_crawler.distributed.connection import redact
+
+    assert redact("redis://:hunter2@redis.internal:6379/0") == "redis://***@redis.internal:6379/0"
+    assert redact("redis://app:hunter2@host/1") == "redis://app:***@host/1"
+    assert redact("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
+
+
 def test_without_redis_url_nothing_about_redis_is_loaded() -> None:
     code = (
         "import sys\n"

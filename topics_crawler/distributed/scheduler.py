@@ -17,6 +17,7 @@ It also avoids the calls scrapy-redis 0.9.1 makes that Scrapy 2.19 deprecates
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Self
 
 import redis
@@ -65,6 +66,8 @@ class RedisScheduler(Scheduler):
     """Scheduler whose queue and seen-set live in Redis, shared by every worker."""
 
     crawler: Crawler
+    redis_url: str
+    """``REDIS_URL`` without its password, for log lines."""
     redis_lost: bool = False
 
     @classmethod
@@ -127,7 +130,7 @@ class RedisScheduler(Scheduler):
 
     # --- a lost Redis -------------------------------------------------------------
 
-    def _call(self, method: Any, *args: Any, default: Any) -> Any:
+    def _call(self, method: Callable[..., Any], *args: Any, default: Any) -> Any:
         """``method(*args)``; ``default`` (and the worker stops) when Redis is gone."""
         if self.redis_lost:
             return default
