@@ -234,3 +234,21 @@ def test_scheduler_round_trip_raises_no_deprecation_warning(redis_server: RedisS
     scheduler.close("finished")
     assert crawler.stats is not None
     assert crawler.stats.get_value("scheduler/filtered/redis") == 1
+
+
+def test_start_requests_lose_dont_filter_but_rescheduled_copies_keep_it() -> None:
+    from scrapy.http import HtmlResponse
+
+    from topics_crawler.distributed.start import SharedStartRequests
+
+    crawler = get_crawler(_Spider)
+    middleware = SharedStartRequests.from_crawler(crawler)
+    start = Request("https://medium.com/tag/llm", dont_filter=True)
+    shared = middleware.get_processed_request(start, None)
+    assert shared is not None
+    assert not shared.dont_filter
+    response = HtmlResponse(start.url, body=b"<html></html>", request=start)
+    retry = Request("https://medium.com/tag/llm", dont_filter=True)
+    assert middleware.get_processed_request(retry, response) is retry
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("distributed/start_requests_shared") == 1

@@ -20,6 +20,6 @@ class SharedStartRequests(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None and request.dont_filter:
             if self.crawler is not None and self.crawler.stats is not None:
-                self.crawler.stats.inc_value("distributed/start_requests_filtered")
+                self.crawler.stats.inc_value("distributed/start_requests_shared")
             return request.replace(dont_filter=False)
         return request
