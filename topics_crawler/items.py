@@ -226,17 +226,19 @@ def fill_missing(item: Item, other: Item) -> Item:
     """Copy of ``item`` with its empty fields filled from ``other`` (same type).
 
     Used to merge what a listing card knew into the item of the full page:
-    the page's values win, the card only fills gaps.
+    the page's values win, the card only fills gaps. A ``*_raw`` field travels
+    with its value: it is taken from ``other`` only together with that value.
     """
     if type(item) is not type(other):
         raise TypeError(f"cannot merge {other.item_type} into {item.item_type}")
+    names = [f.name for f in fields(item) if f.init]
     updates: dict[str, Any] = {}
-    for f in fields(item):
-        if not f.init:
-            continue
-        mine = getattr(item, f.name)
-        if is_empty(mine):
-            theirs = getattr(other, f.name)
-            if theirs is not None:
-                updates[f.name] = theirs
+    for name in names:
+        if name.endswith("_raw") and name[: -len("_raw")] in names:
+            continue  # decided with its value below
+        if is_empty(getattr(item, name)) and not is_empty(getattr(other, name)):
+            updates[name] = getattr(other, name)
+            raw = f"{name}_raw"
+            if raw in names:
+                updates[raw] = getattr(other, raw)
     return replace(item, **updates)
