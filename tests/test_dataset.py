@@ -175,9 +175,27 @@ def test_latest_rows_matches_on_any_key_and_keeps_keyless_rows() -> None:
         [("author_id", "b2"), ("username", "bob")],
         [],
     ]
-    winners, seen = latest_rows(identities)
-    assert winners == [0, 2, 3, 4]
-    assert ("username", "bob") in seen
+    assert latest_rows(identities) == [0, 2, 3, 4]
+
+
+def test_a_later_card_only_row_fills_gaps_but_cannot_wipe_the_page_row(dataset: Path) -> None:
+    page = Story(
+        story_id="aaaaaaaaaaaa", title="One", text="Full body.\n\nSecond paragraph.",
+        text_is_preview=False, claps=100, word_count=4, published_at="2025-01-02T03:04:05Z",
+    )  # fmt: skip
+    card = Story(
+        story_id="aaaaaaaaaaaa", title="One", claps=90, claps_raw="90", image_url="https://x/i.png",
+        published_at="2025-01-02T00:00:00Z", published_at_raw="Jan 2, 2025",
+    )  # fmt: skip
+    crawl(dataset, [page])
+    crawl(dataset, [card])
+    for stories in (rows(dataset / "stories.parquet"), jsonl(dataset / "stories.jsonl")):
+        (story,) = stories
+        assert story["text"] == page.text
+        assert story["word_count"] == 4
+        assert (story["claps"], story["claps_raw"]) == (100, None), "the page's exact count"
+        assert (story["published_at"], story["published_at_raw"]) == (page.published_at, None)
+        assert story["image_url"] == "https://x/i.png", "the card fills what the page lacked"
 
 
 def test_without_dataset_dir_nothing_is_configured(tmp_path: Path) -> None:
