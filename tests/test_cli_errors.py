@@ -148,3 +148,20 @@ def test_report_argument(tmp_path: Path, arguments: tuple[str, ...], expected: s
     line = one_error_line((*CLI, *(filled(a) for a in arguments)))
     assert line.startswith("python -m topics_crawler")
     assert filled(expected) in line
+
+
+def test_a_crawl_that_cannot_start_says_why_in_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    process = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", "tags=ai",
+         "-s", f"DATASET_DIR={blocker / 'dataset'}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert process.returncode == 1
+    assert process.stdout == ""
+    (line,) = process.stderr.strip().splitlines()
+    assert line == (
+        f"scrapy crawl topics: error: crawl not started: DATASET_DIR {blocker / 'dataset'} "
+        "is not writable: Not a directory"
+    )

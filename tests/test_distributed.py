@@ -163,12 +163,13 @@ def test_two_workers_crawl_each_page_once(redis_server: RedisServer, tmp_path: P
 def test_redis_unreachable_at_start_is_one_error_and_nothing_written(tmp_path: Path) -> None:
     url = f"redis://127.0.0.1:{free_port()}/0"
     run = run_crawl("http://127.0.0.1:9", tmp_path, "tags=llm", settings={"REDIS_URL": url})
-    assert run.returncode != 0
-    errors = [line for line in run.log.splitlines() if "] ERROR: " in line]
-    ours = [line for line in errors if "[topics_crawler" in line]
-    assert len(ours) == 1
-    assert f"Crawl not started: cannot reach Redis at {url}: " in ours[0]
-    assert "Connection refused" in ours[0]
+    assert run.returncode == 1
+    assert "Traceback" not in run.log
+    (line,) = run.log.strip().splitlines()
+    assert line.startswith(
+        f"scrapy crawl topics: error: crawl not started: cannot reach Redis at {url}: "
+    )
+    assert "Connection refused" in line
     assert not (tmp_path / "items.jsonl").exists()
     assert not (tmp_path / "stats.json").exists()
 
@@ -196,6 +197,7 @@ def test_redis_lost_mid_crawl_stops_the_worker_and_keeps_its_items(
     run = result[0]
     assert time.monotonic() - lost_at < 60
     assert run.stats["finish_reason"] == "redis_lost"
+    assert run.returncode == 1, "a worker that lost its queue did not finish the crawl"
     assert sum("Lost Redis at" in line for line in run.log.splitlines()) == 1
     lines = (tmp_path / "items.jsonl").read_text("utf-8").splitlines()
     assert lines

@@ -120,6 +120,6 @@ def test_resuming_onto_an_overwriting_feed_is_refused(tmp_path: Path) -> None:
     (tmp_path / "items.jsonl").write_text(kept, "utf-8")
     run = run_crawl("http://127.0.0.1:9", tmp_path, "tags=llm", settings={"JOBDIR": jobdir})
     assert run.returncode != 0
-    assert "Crawl not started: resuming" in run.log
+    assert "error: crawl not started: resuming" in run.log
     assert "would overwrite" in run.log
     assert (tmp_path / "items.jsonl").read_text("utf-8") == kept

@@ -20,6 +20,8 @@ import logging
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
+from topics_crawler.errors import CrawlNotStarted
+
 logger = logging.getLogger(__name__)
 
 SCHEDULER = "topics_crawler.distributed.scheduler.RedisScheduler"
@@ -34,14 +36,12 @@ START_MIDDLEWARE_PRIORITY = 26
 class DistributedAddon:
     """Scrapy add-on (``ADDONS``) behind the ``REDIS_URL`` setting."""
 
-    def update_settings(self, settings: BaseSettings) -> None:
-        """Check that Redis answers, then switch the distributed components on.
-
-        Raises :class:`~topics_crawler.distributed.connection.RedisUnavailableError`
-        (the crawl does not start, nothing is written) when Redis does not answer.
-        """
+    @staticmethod
+    def preflight(settings: BaseSettings) -> None:
+        """Raise :class:`~topics_crawler.errors.CrawlNotStarted` when ``REDIS_URL`` is set
+        but Redis does not answer (the crawl does not start, nothing is written)."""
         if not settings.get("REDIS_URL"):
-            raise NotConfigured
+            return
         # Imported here: without REDIS_URL nothing about Redis is loaded.
         from topics_crawler.distributed.connection import (  # noqa: PLC0415
             RedisUnavailableError,
@@ -51,8 +51,17 @@ class DistributedAddon:
         try:
             connect(settings).close()
         except RedisUnavailableError as exc:
+            raise CrawlNotStarted(str(exc)) from None  # the cause is in the message
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        """Check that Redis answers, then switch the distributed components on."""
+        if not settings.get("REDIS_URL"):
+            raise NotConfigured
+        try:
+            self.preflight(settings)
+        except CrawlNotStarted as exc:
             logger.error("Crawl not started: %s", exc)
-            raise RedisUnavailableError(str(exc)) from None  # the cause is in the message
+            raise
         if settings.get("JOBDIR"):
             logger.warning(
                 "JOBDIR is ignored with REDIS_URL: the queue and seen-set live in Redis, "

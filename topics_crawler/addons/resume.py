@@ -18,6 +18,7 @@ from pathlib import Path
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
+from topics_crawler.errors import CrawlNotStarted
 from topics_crawler.resume.journal import JOURNAL_NAME
 
 logger = logging.getLogger(__name__)
@@ -29,19 +30,28 @@ TRACKER = "topics_crawler.resume.tracker.DonePages"
 TRACKER_PRIORITY = 1
 
 
-class ResumeError(ValueError):
+class ResumeError(CrawlNotStarted, ValueError):
     """The crawl cannot be resumed as configured; the message says why."""
 
 
 class CrashSafeResume:
     """Scrapy add-on (``ADDONS``) behind ``JOBDIR``."""
 
-    def update_settings(self, settings: BaseSettings) -> None:
+    @classmethod
+    def preflight(cls, settings: BaseSettings) -> None:
+        """Raise :class:`ResumeError` when resuming ``JOBDIR`` would overwrite output."""
         jobdir = settings.get("JOBDIR")
-        if not jobdir or settings.get("REDIS_URL"):
+        if jobdir and not settings.get("REDIS_URL") and (Path(jobdir) / JOURNAL_NAME).exists():
+            cls._check_feeds_append(settings)
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        if not settings.get("JOBDIR") or settings.get("REDIS_URL"):
             raise NotConfigured
-        if (Path(jobdir) / JOURNAL_NAME).exists():
-            self._check_feeds_append(settings)
+        try:
+            self.preflight(settings)
+        except ResumeError as exc:
+            logger.error("Crawl not started: %s", exc)
+            raise
         if settings.get("DATASET_DIR"):
             logger.warning(
                 "DATASET_DIR is not covered by the crash-safe JOBDIR: a killed run's staging "
@@ -51,14 +61,13 @@ class CrashSafeResume:
         settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
         settings["SPIDER_MIDDLEWARES"].set(TRACKER, TRACKER_PRIORITY, priority="addon")
 
-    def _check_feeds_append(self, settings: BaseSettings) -> None:
+    @staticmethod
+    def _check_feeds_append(settings: BaseSettings) -> None:
         """A resumed crawl must not overwrite what the interrupted run exported."""
         default = settings.getbool("FEED_URI_PARAMS_OVERWRITE", False)
         for uri, options in settings.getdict("FEEDS").items():
             if options.get("overwrite", default):
-                message = (
-                    f"Crawl not started: resuming {settings['JOBDIR']} would overwrite {uri}; "
+                raise ResumeError(
+                    f"resuming {settings['JOBDIR']} would overwrite {uri}; "
                     "append to it instead (-o, not -O)"
                 )
-                logger.error(message)
-                raise ResumeError(message)

@@ -34,22 +34,28 @@ def run_id() -> str:
 class DatasetAddon:
     """Scrapy add-on (``ADDONS``) writing the crawl into the dataset at ``DATASET_DIR``."""
 
-    def update_settings(self, settings: BaseSettings) -> None:
-        """Check the dataset directory and configure the staging feeds and the extension.
+    @staticmethod
+    def preflight(settings: BaseSettings) -> None:
+        """Raise :class:`~topics_crawler.dataset.errors.DatasetError` (a
+        :class:`~topics_crawler.errors.CrawlNotStarted`) for an unwritable ``DATASET_DIR``
+        or a dataset of another schema version."""
+        directory = settings.get("DATASET_DIR")
+        if directory:
+            dataset_dir = Path(directory).expanduser().absolute()
+            check_writable(dataset_dir)
+            check_schema_version(dataset_dir)
 
-        Raises :class:`~topics_crawler.dataset.errors.DatasetError` (the crawl does not
-        start) for an unwritable directory or a dataset of another schema version.
-        """
+    def update_settings(self, settings: BaseSettings) -> None:
+        """Check the dataset directory and configure the staging feeds and the extension."""
         directory = settings.get("DATASET_DIR")
         if not directory:
             raise NotConfigured
-        dataset_dir = Path(directory).expanduser().absolute()
         try:
-            check_writable(dataset_dir)
-            check_schema_version(dataset_dir)
+            self.preflight(settings)
         except DatasetError as exc:
             logger.error("Crawl not started: %s", exc)
             raise
+        dataset_dir = Path(directory).expanduser().absolute()
         staging_dir = dataset_dir / STAGING_NAME / run_id()
         feeds = settings["FEEDS"]
         for uri, options in staging_feeds(staging_dir).items():
