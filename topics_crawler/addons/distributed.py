@@ -20,7 +20,7 @@ import logging
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
-from topics_crawler.errors import CrawlNotStarted
+from topics_crawler.errors import CrawlNotStarted, check_or_log
 
 logger = logging.getLogger(__name__)
 
@@ -57,11 +57,7 @@ class DistributedAddon:
         """Check that Redis answers, then switch the distributed components on."""
         if not settings.get("REDIS_URL"):
             raise NotConfigured
-        try:
-            self.preflight(settings)
-        except CrawlNotStarted as exc:
-            logger.error("Crawl not started: %s", exc)
-            raise
+        check_or_log(self.preflight, settings)
         if settings.get("JOBDIR"):
             logger.warning(
                 "JOBDIR is ignored with REDIS_URL: the queue and seen-set live in Redis, "

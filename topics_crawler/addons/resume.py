@@ -18,7 +18,7 @@ from pathlib import Path
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
-from topics_crawler.errors import CrawlNotStarted
+from topics_crawler.errors import CrawlNotStarted, check_or_log
 from topics_crawler.resume.journal import JOURNAL_NAME
 
 logger = logging.getLogger(__name__)
@@ -47,11 +47,7 @@ class CrashSafeResume:
     def update_settings(self, settings: BaseSettings) -> None:
         if not settings.get("JOBDIR") or settings.get("REDIS_URL"):
             raise NotConfigured
-        try:
-            self.preflight(settings)
-        except ResumeError as exc:
-            logger.error("Crawl not started: %s", exc)
-            raise
+        check_or_log(self.preflight, settings)
         if settings.get("DATASET_DIR"):
             logger.warning(
                 "DATASET_DIR is not covered by the crash-safe JOBDIR: a killed run's staging "

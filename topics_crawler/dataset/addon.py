@@ -9,7 +9,6 @@ files into the dataset when the feeds are closed. Without ``DATASET_DIR`` it doe
 
 from __future__ import annotations
 
-import logging
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,12 +16,11 @@ from pathlib import Path
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
-from topics_crawler.dataset.errors import DatasetError
 from topics_crawler.dataset.extension import DatasetExtension
 from topics_crawler.dataset.layout import STAGING_NAME, staging_feeds
 from topics_crawler.dataset.manifest import check_schema_version, check_writable
+from topics_crawler.errors import check_or_log
 
-logger = logging.getLogger(__name__)
 EXTENSION_PRIORITY = 600
 
 
@@ -50,11 +48,7 @@ class DatasetAddon:
         directory = settings.get("DATASET_DIR")
         if not directory:
             raise NotConfigured
-        try:
-            self.preflight(settings)
-        except DatasetError as exc:
-            logger.error("Crawl not started: %s", exc)
-            raise
+        check_or_log(self.preflight, settings)
         dataset_dir = Path(directory).expanduser().absolute()
         staging_dir = dataset_dir / STAGING_NAME / run_id()
         feeds = settings["FEEDS"]
