@@ -145,33 +145,15 @@ class TopicsSpider(Spider):
         yield from self.history.fail(tag, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
-        result = self.parse_response(response, "story")
-        if (again := self.refetch(response, result)) is not None:
-            yield again
-            return
-        story = next(iter(result.items_of("story")), None)
-        if story is None:
-            if known is not None:
-                yield known
-            return
-        yield fill_missing(story, known) if known is not None else story
-        yield from self.follow_entities(result, ("author", "publication"))
+        yield from self.parse_entity(response, "story", known, follow=("author", "publication"))
 
     def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
-        result = self.parse_response(response, "author")
-        if (again := self.refetch(response, result)) is not None:
-            yield again
-            return
-        yield from self.entity_item(result, "author", known)
+        yield from self.parse_entity(response, "author", known)
 
     def parse_publication(
         self, response: Response, known: Publication | None = None
     ) -> Iterator[Any]:
-        result = self.parse_response(response, "publication")
-        if (again := self.refetch(response, result)) is not None:
-            yield again
-            return
-        yield from self.entity_item(result, "publication", known)
+        yield from self.parse_entity(response, "publication", known)
 
     def on_error(self, failure: Failure) -> Iterator[Item]:
         request = failure.request  # type: ignore[attr-defined]
@@ -184,15 +166,7 @@ class TopicsSpider(Spider):
         url = request.meta.get(CANONICAL_URL_META, request.url)
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
         self.logger.error("Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
-        self.crawler.signals.send_catch_log(
-            signal=page_failed,
-            url=url,
-            kind=kind,
-            status=status,
-            reason=reason,
-            attempts=request.meta.get("retry_times", 0) + 1,
-            spider=self,
-        )
+        self.report_failure(url, kind, status, reason, request.meta)
         known = request.cb_kwargs.get("known")
         if known is not None:
             self.crawler.stats.inc_value(f"fetch/kept_partial/{kind}")
@@ -223,16 +197,34 @@ class TopicsSpider(Spider):
         if not result.items:
             stats.inc_value(f"parse/failed/{kind}")
             self.logger.error("No %s data on %s", kind, response.url)
-            self.crawler.signals.send_catch_log(
-                signal=page_failed,
-                url=response.url,
-                kind=kind,
-                status=response.status,
-                reason="parse_failed",
-                attempts=response.meta.get("retry_times", 0) + 1,
-                spider=self,
-            )
+            self.report_failure(response.url, kind, response.status, "parse_failed", response.meta)
         return result
+
+    def parse_entity(
+        self, response: Response, kind: PageKind, known: Item | None, follow: tuple[str, ...] = ()
+    ) -> Iterator[Any]:
+        """A story, author or publication page: its item (gaps filled from what was
+        known), then the entities of ``follow`` it links to."""
+        result = self.parse_response(response, kind)
+        if (again := self.refetch(response, result)) is not None:
+            yield again
+            return
+        yield from self.entity_item(result, kind, known)
+        yield from self.follow_entities(result, follow)
+
+    def report_failure(
+        self, url: str, kind: str, status: int | None, reason: str, meta: dict[str, Any]
+    ) -> None:
+        """Send ``page_failed`` for a page that could not be turned into data, for good."""
+        self.crawler.signals.send_catch_log(
+            signal=page_failed,
+            url=url,
+            kind=kind,
+            status=status,
+            reason=reason,
+            attempts=meta.get("retry_times", 0) + 1,
+            spider=self,
+        )
 
     def refetch(self, response: Response, result: PageResult) -> Request | None:
         """Once, a re-request of a page whose state JSON was broken (see ``_refetch``)."""
