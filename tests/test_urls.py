@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from urllib.parse import urljoin, urlsplit
+
 import pytest
 
 from topics_crawler.urls import (
     MAX_URL_LENGTH,
+    _join,
     canonical_url,
     classify_url,
     is_medium_host,
@@ -129,3 +132,46 @@ def test_is_medium_host() -> None:
     assert not is_medium_host("miro.medium.com")
     assert not is_medium_host("notmedium.com")
     assert not is_medium_host("medium.com.evil.com")
+
+
+JOIN_BASES = [
+    "https://medium.com/tag/x",
+    "https://medium.com",
+    "https://medium.com/a/b?q#f",
+    "http://127.0.0.1:8080/x",
+    "https://medium.com?x=1",
+    "HTTPS://Medium.com/a",
+    "https://medium.com/a/b/",
+]
+JOIN_HREFS = ["/@u?source=1", "/", "c", "//other.com/x", "https://x.com/y", "?q=1", "#f",
+              "/a/../b", "/./x", "../up", "/a/.hidden", "/tag/comp%C3%A9tition"]  # fmt: skip
+
+
+@pytest.mark.parametrize("base", JOIN_BASES)
+@pytest.mark.parametrize("href", JOIN_HREFS)
+def test_fast_join_agrees_with_urljoin(base: str, href: str) -> None:
+    # The scheme's case aside (urlsplit lowercases it), the fast path is urljoin.
+    ours, theirs = urlsplit(_join(base, href)), urlsplit(urljoin(base, href))
+    assert ours._replace(scheme="") == theirs._replace(scheme="")
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://user:pw@Medium.com:8080/a", "https://medium.com:8080/a"),
+        ("http://medium.com@evil.com/x", "https://evil.com/x"),
+        ("http://medium.com:99999/x", None),
+        ("http://medium.com:abc/x", None),
+        ("http://medium.com:/x", "https://medium.com/x"),
+        ("HTTP://MEDIUM.COM./tag/AI", "https://medium.com/tag/AI"),
+        ("https://medium.com/a\tb", "https://medium.com/ab"),
+        ("http://[::1/x", None),
+        ("https:///nohost", None),
+    ],
+)
+def test_canonical_url_of_unusual_shapes(url: str, expected: str | None) -> None:
+    assert canonical_url(url, base="https://medium.com/@x/y-0123456789ab") == expected
+
+
+def test_a_medium_looking_user_info_does_not_make_a_medium_link() -> None:
+    assert classify_url("http://medium.com@evil.com/tag/ai") is None

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote, urljoin, urlsplit
 
 MEDIUM_HOST = "medium.com"
 MEDIUM_ROOT = "https://medium.com"
@@ -23,6 +23,12 @@ POST_ID_RE = re.compile(r"^[0-9a-f]{10,12}$")
 _SLUG_ID_RE = re.compile(r"-([0-9a-f]{10,12})$")
 _APP_LINK_RE = re.compile(r"^medium://p/([0-9a-f]{10,12})$")
 _USERNAME_RE = re.compile(r"^@([A-Za-z0-9_.\-]{1,64})$")
+#: An absolute http(s) URL whose netloc is a plain ``host[:port]`` and which holds no
+#: character ``urlsplit`` would strip or treat specially: everything else goes through it.
+_SIMPLE_URL_RE = re.compile(
+    r"(?i:https?)://([^/?#@\[\]\\\s]*)(?=[/?#]|\Z)([^?#\s]*)(?:[?#]\S*)?\Z"
+)
+_ORIGIN_RE = re.compile(r"^https?://[^/?#]+", re.IGNORECASE)
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-_]{0,99}$")
 #: Tag slugs keep Unicode letters (``compétition`` is not ``competition`` on Medium).
 _TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
@@ -71,27 +77,75 @@ def canonical_url(url: str, base: str | None = None) -> str | None:
 
     Returns None for URLs that are not http(s), have no host, or are absurdly long.
     """
+    parts = _canonical_parts(url, base)
+    return None if parts is None else f"https://{parts[0]}{parts[1]}"
+
+
+def _canonical_parts(url: str, base: str | None) -> tuple[str, str] | None:
+    """``(host[:port], path)`` of the canonical form of ``url`` (one parse of the URL)."""
     if not url or len(url) > MAX_URL_LENGTH:
         return None
     url = url.strip()
     try:
         if base:
-            url = urljoin(base, url)
-        parts = urlsplit(url)
-        port = parts.port
+            url = _join(base, url)
+        simple = _SIMPLE_URL_RE.match(url)
+        if simple is not None:  # the usual http(s)://host[:port]/path, read in one match
+            netloc, path = simple.group(1), simple.group(2)
+            host, port = _split_netloc(netloc)
+        else:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https"):
+                return None
+            path = parts.path
+            host, port = _host_and_port(parts)
     except ValueError:  # "Invalid IPv6 URL", a port out of range…
         return None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not host:
         return None
-    host = parts.hostname.lower().rstrip(".")
+    host = host.rstrip(".")
     if host.startswith("www."):
         host = host[4:]
     if port and port not in (80, 443):
         host = f"{host}:{port}"
-    path = re.sub(r"/{2,}", "/", parts.path or "/")
+    path = path or "/"
+    if "//" in path:
+        path = re.sub(r"/{2,}", "/", path)
     if len(path) > 1:
-        path = path.rstrip("/")
-    return urlunsplit(("https", host, path, "", ""))
+        path = path.rstrip("/") or "/"
+    return host, path
+
+
+def _host_and_port(parts: SplitResult) -> tuple[str | None, int | None]:
+    """Lowercase host and port of a split URL; the plain ``host[:port]`` netloc is read
+    directly, anything else (user info, IPv6) through ``urlsplit``'s own properties."""
+    netloc = parts.netloc
+    if "@" in netloc or "[" in netloc or "]" in netloc:
+        return parts.hostname, parts.port
+    return _split_netloc(netloc)
+
+
+def _split_netloc(netloc: str) -> tuple[str | None, int | None]:
+    """Lowercase host and port of a plain ``host[:port]`` netloc (as ``urlsplit`` reads it)."""
+    host, _, port_text = netloc.partition(":")
+    if not port_text:
+        return host.lower() or None, None
+    if not port_text.isascii() or not port_text.isdigit() or int(port_text) > 65535:
+        raise ValueError(f"port out of range or not a number: {port_text!r}")
+    return host.lower() or None, int(port_text)
+
+
+def _join(base: str, href: str) -> str:
+    """``urljoin(base, href)`` as :func:`canonical_url` sees it, without its cost for the
+    common shapes: an absolute http(s) URL, or a root-relative path (``/@user?source=…``)
+    with no dot segments."""
+    if href.startswith(("https://", "http://")):
+        return href
+    if href.startswith("/") and not href.startswith("//") and "/." not in href:
+        match = _ORIGIN_RE.match(base)
+        if match:
+            return match.group(0) + href
+    return urljoin(base, href)
 
 
 def post_id_from_url(url: str) -> str | None:
@@ -101,8 +155,10 @@ def post_id_from_url(url: str) -> str | None:
     app = _APP_LINK_RE.match(url.strip())
     if app:
         return app.group(1)
-    path = urlsplit(url.strip()).path.rstrip("/")
-    segments = [s for s in path.split("/") if s]
+    return _post_id_from_segments([s for s in urlsplit(url.strip()).path.split("/") if s])
+
+
+def _post_id_from_segments(segments: list[str]) -> str | None:
     if len(segments) >= 2 and segments[-2] == "p" and POST_ID_RE.match(segments[-1]):
         return segments[-1]
     if segments:
@@ -125,16 +181,17 @@ def classify_url(
     * ``<name>.medium.com/<slug>-<id>`` and ``<custom-domain>/<slug>-<id>`` → story
     * ``<custom-domain>/`` → publication (only for the given custom domains)
     """
-    canonical = canonical_url(url, base)
-    if canonical is None:
+    parts = _canonical_parts(url, base)
+    if parts is None:
         return None
-    parts = urlsplit(canonical)
-    host = parts.netloc
+    host, path = parts
     if not is_medium_host(host.split(":")[0], custom_domains):
         return None
-    segments = [unquote(s) for s in parts.path.split("/") if s]
+    canonical = f"https://{host}{path}"
+    raw_segments = [s for s in path.split("/") if s]
+    segments = [unquote(s) for s in raw_segments]
     on_root = host == MEDIUM_HOST
-    post_id = post_id_from_url(canonical)
+    post_id = _post_id_from_segments(raw_segments)
 
     if on_root and segments:
         head = segments[0]

@@ -7,7 +7,6 @@ slower or less precise than the embedded state and only fill what it lacks.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
-from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -199,7 +198,6 @@ def _first_text(doc: Document, *hooks: Hook) -> str | None:
     return None
 
 
-@lru_cache(maxsize=8192)
 def classify_href(href: str, base: str) -> MediumLink | None:
     """:func:`classify_url` of an anchor; a relative ``/@user`` or ``/tag/<slug>`` link on a
     custom-domain page points at medium.com, as Medium serves those paths from there."""
@@ -210,10 +208,16 @@ def classify_href(href: str, base: str) -> MediumLink | None:
 
 
 def page_anchor_links(doc: Document) -> Iterator[MediumLink]:
-    """Every anchor of the page that :func:`classify_href` recognises, page order."""
+    """Every anchor of the page that :func:`classify_href` recognises, page order (a page
+    repeats many links — bylines, tag lists —, each distinct href is classified once)."""
+    known: dict[str, MediumLink | None] = {}
     for anchor in doc.iter_tags("a"):
         href = anchor.get("href")
-        link = classify_href(str(href), doc.url) if href is not None else None
+        if href is None:
+            continue
+        if href not in known:
+            known[href] = classify_href(str(href), doc.url)
+        link = known[href]
         if link is not None:
             yield link
 
