@@ -25,9 +25,7 @@ _APP_LINK_RE = re.compile(r"^medium://p/([0-9a-f]{10,12})$")
 _USERNAME_RE = re.compile(r"^@([A-Za-z0-9_.\-]{1,64})$")
 #: An absolute http(s) URL whose netloc is a plain ``host[:port]`` and which holds no
 #: character ``urlsplit`` would strip or treat specially: everything else goes through it.
-_SIMPLE_URL_RE = re.compile(
-    r"(?i:https?)://([^/?#@\[\]\\\s]*)(?=[/?#]|\Z)([^?#\s]*)(?:[?#]\S*)?\Z"
-)
+_SIMPLE_URL_RE = re.compile(r"(?i:https?)://([^/?#@\[\]\\\s]*)(?=[/?#]|\Z)([^?#\s]*)(?:[?#]\S*)?\Z")
 _ORIGIN_RE = re.compile(r"^https?://[^/?#]+", re.IGNORECASE)
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-_]{0,99}$")
 #: Tag slugs keep Unicode letters (``compétition`` is not ``competition`` on Medium).
