@@ -10,8 +10,9 @@ import lxml.html
 import pytest
 
 from topics_crawler.items import Author, Publication, Story
+from topics_crawler.layers import pick_paired
 from topics_crawler.pages import Document, parse_page
-from topics_crawler.pages._follow import follow_counts, pick_with_raw, strip_site_suffix
+from topics_crawler.pages._follow import follow_counts, strip_site_suffix
 from topics_crawler.pages._state import ApolloState, parse_json_payload
 from topics_crawler.pages.author import (
     find_apollo_user,
@@ -65,12 +66,8 @@ def test_first_count_wins() -> None:
 def test_count_and_raw_come_from_the_same_layer() -> None:
     state = {"followers": 12034, "followers_raw": None, "name": None}
     dom = {"followers": 12000, "followers_raw": "12K followers", "name": "Lena"}
-    assert pick_with_raw(state, dom, counts=["followers"]) == {
-        "followers": 12034,
-        "followers_raw": None,
-        "name": "Lena",
-    }
-    assert pick_with_raw({}, dom, counts=["followers"])["followers_raw"] == "12K followers"
+    assert pick_paired(state, dom) == {"followers": 12034, "name": "Lena"}
+    assert pick_paired({}, dom)["followers_raw"] == "12K followers"
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from topics_crawler.layers import pick_paired
+
 ItemType = Literal["story", "author", "publication", "tag_page"]
 
 
@@ -211,17 +213,6 @@ def item_from_dict(data: dict[str, Any]) -> Item:
     return cls(**payload)
 
 
-def is_empty(value: Any) -> bool:
-    """None, blank strings and empty containers count as "the page does not carry it"."""
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return not value.strip()
-    if isinstance(value, list | tuple | dict | set):
-        return not value
-    return False
-
-
 def fill_missing(item: Item, other: Item) -> Item:
     """Copy of ``item`` with its empty fields filled from ``other`` (same type).
 
@@ -232,13 +223,6 @@ def fill_missing(item: Item, other: Item) -> Item:
     if type(item) is not type(other):
         raise TypeError(f"cannot merge {other.item_type} into {item.item_type}")
     names = [f.name for f in fields(item) if f.init]
-    updates: dict[str, Any] = {}
-    for name in names:
-        if name.endswith("_raw") and name[: -len("_raw")] in names:
-            continue  # decided with its value below
-        if is_empty(getattr(item, name)) and not is_empty(getattr(other, name)):
-            updates[name] = getattr(other, name)
-            raw = f"{name}_raw"
-            if raw in names:
-                updates[raw] = getattr(other, raw)
-    return replace(item, **updates)
+    own = {name: getattr(item, name) for name in names}
+    theirs = {name: getattr(other, name) for name in names}
+    return replace(item, **pick_paired(own, theirs))

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from topics_crawler.layers import pick
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._result import PageKind, PageResult, pick, unique_links
+from topics_crawler.pages._result import PageKind, PageResult, unique_links
 from topics_crawler.pages.author import parse_author
 from topics_crawler.pages.feed import parse_feed
 from topics_crawler.pages.json_payload import parse_json

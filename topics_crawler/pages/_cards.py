@@ -9,7 +9,7 @@ Two layers describe the same card:
 * State: the Apollo ``Post`` entities (Apollo-2 and Apollo-3) give ids, exact
   timestamps and counts. :func:`story_from_post` reads one entity.
 
-:func:`parse_cards` combines them per field with :func:`pick`.
+:func:`parse_cards` combines them per field with :func:`~topics_crawler.layers.pick_paired`.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from urllib.parse import urlsplit
 
 import lxml.html
 
-from topics_crawler.items import Story, is_empty
+from topics_crawler.items import Story
+from topics_crawler.layers import pick_paired
 from topics_crawler.normalize import clean_text, parse_count, parse_timestamp, tag_slug, unique
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._entities import lower_id
-from topics_crawler.pages._result import pick, unique_links
+from topics_crawler.pages._result import unique_links
 from topics_crawler.pages._state import ApolloState
 from topics_crawler.urls import MEDIUM_HOST, MediumLink, canonical_url, classify_url
 
@@ -109,20 +110,6 @@ def combine_layers(html_layer: dict[str, Any], state_layer: dict[str, Any]) -> d
     """HTML first for what the reader sees, state first for ids, exact times and counts."""
     seen = {k: v for k, v in html_layer.items() if k in HTML_FIRST}
     return pick_paired(seen, state_layer, html_layer)
-
-
-def pick_paired(*layers: dict[str, Any]) -> dict[str, Any]:
-    """:func:`pick`, except that each ``*_raw`` field comes from the layer that gave
-    its value (an exact state count must not keep the ``"1.2K"`` of the HTML)."""
-    merged = pick(*layers)
-    for name in [key.removesuffix("_raw") for key in merged if key.endswith("_raw")]:
-        source = next((layer for layer in layers if not is_empty(layer.get(name))), None)
-        raw = source.get(f"{name}_raw") if source is not None else None
-        if raw is None:
-            merged.pop(f"{name}_raw")
-        else:
-            merged[f"{name}_raw"] = raw
-    return merged
 
 
 def story_from_post(state: ApolloState, post: dict[str, Any], scraped_at: str) -> Story:

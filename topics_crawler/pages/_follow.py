@@ -8,14 +8,12 @@ that keeps each count together with the ``*_raw`` text of the same layer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import lxml.html
 
-from topics_crawler.items import is_empty
 from topics_crawler.normalize import clean_text, parse_count
-from topics_crawler.pages._result import pick
 
 #: ``12K followers``, ``1,204 Followers``, ``5 following``; the whole text of one element.
 FOLLOW_TEXT_RE = re.compile(
@@ -54,18 +52,3 @@ def strip_site_suffix(title: str | None) -> str | None:
     if text is None:
         return None
     return clean_text(_SITE_SUFFIX_RE.sub("", text))
-
-
-def pick_with_raw(*layers: Mapping[str, Any], counts: Iterable[str] = ()) -> dict[str, Any]:
-    """:func:`pick` over ``layers``, except that each name in ``counts`` and its
-    ``<name>_raw`` companion are taken together from the first layer that has the count."""
-    count_names = list(counts)
-    paired = {f"{name}_raw" for name in count_names} | set(count_names)
-    merged = pick(*({k: v for k, v in layer.items() if k not in paired} for layer in layers))
-    for name in count_names:
-        for layer in layers:
-            if not is_empty(layer.get(name)):
-                merged[name] = layer[name]
-                merged[f"{name}_raw"] = layer.get(f"{name}_raw")
-                break
-    return merged

@@ -1,29 +1,15 @@
-"""What a page parser returns, and the picker that combines extraction layers."""
+"""What a page parser returns."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from topics_crawler.items import Item, is_empty
+from topics_crawler.items import Item
 from topics_crawler.urls import MediumLink
 
 PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "unknown"]
-
-
-def pick(*layers: Mapping[str, Any]) -> dict[str, Any]:
-    """Combine extraction layers, best first: each field takes the first non-empty value.
-
-    Layers are plain mappings of item field → value (embedded state, JSON-LD,
-    meta tags, DOM hooks …); a layer that lacks a field simply has no key.
-    """
-    merged: dict[str, Any] = {}
-    for layer in layers:
-        for key, value in layer.items():
-            if key not in merged and not is_empty(value):
-                merged[key] = value
-    return merged
 
 
 @dataclass

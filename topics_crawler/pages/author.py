@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, fill_missing, item_to_dict
+from topics_crawler.layers import pick_paired
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages._cards import parse_cards
 from topics_crawler.pages._document import Document
@@ -30,7 +31,6 @@ from topics_crawler.pages._entities import (
 from topics_crawler.pages._follow import (
     FOLLOW_XPATH,
     follow_counts,
-    pick_with_raw,
     strip_site_suffix,
 )
 from topics_crawler.pages._result import PageKind, PageResult, unique_links
@@ -185,7 +185,7 @@ def _parse_profile_page(doc: Document) -> PageResult:
     username = page_username(doc)
     user = find_apollo_user(state, username) if state is not None else None
     state_layer = _state_layer(state, user, doc.scraped_at) if state and user else {}
-    fields = pick_with_raw(state_layer, _page_layers(doc), counts=["followers"])
+    fields = pick_paired(state_layer, _page_layers(doc))
     if not fields.get("name") and not fields.get("author_id"):
         doc.error("no profile data found")
         return result
@@ -244,7 +244,7 @@ def _state_layer(state: ApolloState, user: dict[str, Any], scraped_at: str) -> d
 
 def _page_layers(doc: Document) -> dict[str, Any]:
     """Meta tags, then DOM hooks, combined (counts keep their own ``*_raw`` text)."""
-    return pick_with_raw(_meta_layer(doc), _dom_layer(doc), counts=["followers"])
+    return pick_paired(_meta_layer(doc), _dom_layer(doc))
 
 
 def _meta_layer(doc: Document) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Item, Publication, item_to_dict
+from topics_crawler.layers import pick_paired
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages._cards import parse_cards
 from topics_crawler.pages._document import Document
@@ -21,7 +22,6 @@ from topics_crawler.pages._entities import publication_from_apollo
 from topics_crawler.pages._follow import (
     FOLLOW_XPATH,
     follow_counts,
-    pick_with_raw,
     strip_site_suffix,
 )
 from topics_crawler.pages._result import PageResult, unique_links
@@ -42,9 +42,7 @@ def parse_publication(doc: Document) -> PageResult:
     state = doc.apollo
     collection = find_apollo_collection(state, home) if state is not None else None
     state_layer = _state_layer(state, collection, doc.scraped_at) if state and collection else {}
-    fields = pick_with_raw(
-        state_layer, _meta_layer(doc), home.layer(), _dom_layer(doc), counts=["followers"]
-    )
+    fields = pick_paired(state_layer, _meta_layer(doc), home.layer(), _dom_layer(doc))
     if not fields.get("name") and not state_layer:
         doc.error("no publication data found")
         return result

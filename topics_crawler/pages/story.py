@@ -18,8 +18,9 @@ from dataclasses import fields
 from typing import Any
 
 from topics_crawler.items import Item, Publication, Story
+from topics_crawler.layers import pick, pick_paired
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._result import PageResult, pick, unique_links
+from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._story_html import (
     app_link_post_id,
     dom_layer,
@@ -39,11 +40,6 @@ from topics_crawler.urls import MediumLink, canonical_url, classify_url, post_id
 
 #: Story fields a story page is expected to give; absent ones are listed in ``missing``.
 CORE_FIELDS = ("story_id", "url", "title", "author_name", "published_at")
-RAW_PAIRS = (
-    ("published_at", "published_at_raw"),
-    ("claps", "claps_raw"),
-    ("responses", "responses_raw"),
-)
 NOT_A_STORY = "no Medium story found (no post id in state, URL or app links)"
 LINK_KINDS = frozenset({"author", "publication", "tag"})
 _STORY_FIELDS = frozenset(f.name for f in fields(Story) if f.init)
@@ -71,8 +67,7 @@ def parse_story(doc: Document) -> PageResult:
     if wanted:
         layers.append(dom_layer(doc, wanted))
     layers += [url_layer(doc.canonical_link), url_layer(doc.url)]
-    merged = pick(*layers)
-    merged.update(raw_companions(layers, merged))
+    merged = pick_paired(*layers)
     story = build_story(doc, merged, html_url_candidates(doc, state))
     if story.story_id is None:
         return PageResult(
@@ -117,16 +112,6 @@ def dom_fields_wanted(merged: dict[str, Any], state: StoryState) -> set[str]:
     if state.fields.get("text") is not None:
         wanted -= set(_BODY_FIELDS)
     return wanted
-
-
-def raw_companions(layers: list[dict[str, Any]], merged: dict[str, Any]) -> dict[str, Any]:
-    """Each ``*_raw`` value from the layer that gave its field (``claps`` → ``claps_raw``),
-    so a raw text never sits next to a value from another layer."""
-    out: dict[str, Any] = {}
-    for name, raw_name in RAW_PAIRS:
-        source = next((layer for layer in layers if layer.get(name) == merged.get(name)), {})
-        out[raw_name] = source.get(raw_name) if name in merged else None
-    return out
 
 
 def build_story(doc: Document, merged: dict[str, Any], url_candidates: list[Any]) -> Story:

@@ -19,13 +19,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
+from topics_crawler.layers import pick_paired
 from topics_crawler.normalize import clean_text, parse_count, tag_slug, unique
 from topics_crawler.pages._cards import (
     Card,
     custom_domains,
     find_entity,
     parse_cards,
-    pick_paired,
     posts_in,
     story_from_post,
 )

@@ -28,7 +28,7 @@ import hashlib
 import json
 from typing import Any
 
-from topics_crawler.items import is_empty
+from topics_crawler.layers import is_empty
 from topics_crawler.pipelines._fields import FIELD_KINDS, Kind, raw_companion
 
 _NOT_DATA = frozenset({"item_type", "scraped_at"})

@@ -21,7 +21,8 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from topics_crawler.items import ITEM_CLASSES, Item, is_empty, item_from_dict
+from topics_crawler.items import ITEM_CLASSES, Item, item_from_dict
+from topics_crawler.layers import is_empty
 from topics_crawler.normalize import tag_slug
 from topics_crawler.pipelines._fields import (
     DOMAIN_RE,

@@ -1,0 +1,31 @@
+"""Combining layers: first non-empty value wins, a ``*_raw`` text stays with its value."""
+
+from __future__ import annotations
+
+import pytest
+
+from topics_crawler.layers import is_empty, pick, pick_paired
+
+
+@pytest.mark.parametrize("value", [None, "", "  ", [], {}, (), set()])
+def test_empty_values(value: object) -> None:
+    assert is_empty(value)
+
+
+@pytest.mark.parametrize("value", [0, False, "x", [""], {"a": None}])
+def test_values_that_count(value: object) -> None:
+    assert not is_empty(value)
+
+
+def test_pick_takes_the_first_non_empty_value_per_field() -> None:
+    state = {"title": None, "claps": 0, "tags": []}
+    meta = {"title": "From meta", "tags": ["ai"], "subtitle": ""}
+    assert pick(state, meta) == {"title": "From meta", "claps": 0, "tags": ["ai"]}
+
+
+def test_pick_paired_keeps_raw_text_with_the_value_it_describes() -> None:
+    state = {"claps": 1234, "claps_raw": None}
+    html = {"claps": 1200, "claps_raw": "1.2K", "published_at_raw": "1d ago"}
+    assert pick_paired(state, html) == {"claps": 1234}
+    assert pick_paired(html, state) == {"claps": 1200, "claps_raw": "1.2K"}
+    assert pick_paired({}, html)["claps_raw"] == "1.2K"

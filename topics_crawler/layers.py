@@ -1,0 +1,51 @@
+"""Combining field values from several sources, best source first.
+
+A *layer* is a plain mapping of item field → value (a page's embedded state,
+JSON-LD, meta tags, DOM hooks; or the item a listing card gave). Every parser
+and merge in the project combines layers with these two rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+RAW_SUFFIX = "_raw"
+
+
+def is_empty(value: Any) -> bool:
+    """None, blank strings and empty containers count as "the source does not carry it"."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, list | tuple | dict | set):
+        return not value
+    return False
+
+
+def pick(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Each field takes its first non-empty value, best layer first; a field no layer
+    carries is absent from the result."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            if key not in merged and not is_empty(value):
+                merged[key] = value
+    return merged
+
+
+def pick_paired(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`pick`, except that each ``<field>_raw`` comes from the layer that gave
+    ``<field>``: an exact count from the state never keeps the ``"1.2K"`` of the HTML,
+    and a raw text whose value was not taken is dropped."""
+    merged = pick(*layers)
+    for raw_name in [key for key in merged if key.endswith(RAW_SUFFIX)]:
+        name = raw_name.removesuffix(RAW_SUFFIX)
+        source = next((layer for layer in layers if not is_empty(layer.get(name))), None)
+        raw = source.get(raw_name) if source is not None else None
+        if is_empty(raw):
+            del merged[raw_name]
+        else:
+            merged[raw_name] = raw
+    return merged
