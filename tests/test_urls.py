@@ -11,6 +11,7 @@ from topics_crawler.urls import (
     _join,
     canonical_url,
     classify_url,
+    is_medium_domain,
     is_medium_host,
     post_id_from_url,
 )
@@ -175,3 +176,10 @@ def test_canonical_url_of_unusual_shapes(url: str, expected: str | None) -> None
 
 def test_a_medium_looking_user_info_does_not_make_a_medium_link() -> None:
     assert classify_url("http://medium.com@evil.com/tag/ai") is None
+
+
+def test_is_medium_domain() -> None:
+    assert is_medium_domain("medium.com")
+    assert is_medium_domain("miro.medium.com")
+    assert not is_medium_domain("notmedium.com")
+    assert not is_medium_domain("medium.com.evil.com")

@@ -26,6 +26,7 @@ from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
 
 from topics_crawler.middlewares.link_safety import mirror_netloc
+from topics_crawler.urls import is_medium_domain
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -35,7 +36,6 @@ SECRET_NAMES = ("MEDIUM_COOKIE", "MEDIUM_SID")
 REDACTED = "[redacted]"
 #: Shorter values are not treated as secrets (redacting "1" would mangle every log line).
 MIN_SECRET_LENGTH = 6
-_MEDIUM_HOST = "medium.com"
 
 
 def secret_values(
@@ -136,7 +136,7 @@ def is_medium_request(url: str, mirror: str | None = None) -> bool:
     host = (parts.hostname or "").lower().rstrip(".")
     if mirror is not None and (f"{host}:{parts.port}" if parts.port else host) == mirror:
         return True
-    return host == _MEDIUM_HOST or host.endswith("." + _MEDIUM_HOST)
+    return is_medium_domain(host)
 
 
 class MediumCookieMiddleware:

@@ -59,6 +59,12 @@ class MediumLink:
     url: str
 
 
+def is_medium_domain(host: str) -> bool:
+    """medium.com or any of its subdomains (``miro.medium.com`` included); ``host`` is
+    lowercase, without port. For "a host whose pages we follow" see :func:`is_medium_host`."""
+    return host == MEDIUM_HOST or host.endswith("." + MEDIUM_HOST)
+
+
 def is_medium_host(host: str, custom_domains: Iterable[str] = ()) -> bool:
     """True for medium.com, its subdomains and the given publication custom domains."""
     host = host.lower().rstrip(".")

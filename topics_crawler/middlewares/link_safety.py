@@ -25,7 +25,7 @@ from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
-from topics_crawler.urls import MAX_URL_LENGTH, MEDIUM_HOST, MEDIUM_ROOT
+from topics_crawler.urls import MAX_URL_LENGTH, MEDIUM_ROOT, is_medium_domain
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -73,11 +73,6 @@ def _is_numeric_ipv4_alias(host: str) -> bool:
     if not all(part and (part.isdigit() or part.startswith("0x")) for part in parts):
         return False
     return len(parts) <= 4
-
-
-def is_medium_domain(host: str) -> bool:
-    """medium.com and any of its subdomains (``miro.medium.com`` included)."""
-    return host == MEDIUM_HOST or host.endswith("." + MEDIUM_HOST)
 
 
 class UrlPolicy:

@@ -26,11 +26,7 @@ from topics_crawler.pages._state import (
     find_apollo_state,
     find_legacy_state,
 )
-from topics_crawler.urls import MEDIUM_HOST, MediumLink, classify_url
-
-
-def _is_medium_domain(host: str) -> bool:
-    return host == MEDIUM_HOST or host.endswith("." + MEDIUM_HOST)
+from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 
 def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.HtmlElement]:
@@ -234,11 +230,7 @@ class Document:
                 for collection in collections.values():
                     if isinstance(collection, dict):
                         domains.add(str(collection.get("domain") or ""))
-        return frozenset(
-            d.lower()
-            for d in domains
-            if d and d != MEDIUM_HOST and not d.endswith("." + MEDIUM_HOST)
-        )
+        return frozenset(d.lower() for d in domains if d and not is_medium_domain(d.lower()))
 
     def classify(self, href: str) -> MediumLink | None:
         """:func:`~topics_crawler.urls.classify_url` of a link on this page: relative links

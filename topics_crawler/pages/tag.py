@@ -33,7 +33,7 @@ from topics_crawler.pages._document import Document
 from topics_crawler.pages._entities import author_from_apollo, lower_id, publication_from_apollo
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._state import ApolloState
-from topics_crawler.urls import MEDIUM_HOST, MediumLink, classify_url, tag_url
+from topics_crawler.urls import MediumLink, classify_url, is_medium_domain, tag_url
 
 #: Section headings whose key differs from the lowercased heading.
 SECTION_ALIASES = {"recommended_stories": "recommended"}
@@ -102,8 +102,7 @@ def _is_medium_page(doc: Document) -> bool:
     if doc.meta.get("og:site_name", "").strip().lower() == "medium" or doc.apollo is not None:
         return True
     canonical = doc.canonical_link or doc.meta.get("og:url") or ""
-    host = urlsplit(canonical).hostname or ""
-    return host == MEDIUM_HOST or host.endswith("." + MEDIUM_HOST)
+    return is_medium_domain(urlsplit(canonical).hostname or "")
 
 
 def _slug_from_urls(doc: Document) -> str | None:

@@ -37,7 +37,7 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
 )
 from topics_crawler.spiders._refetch import refetch_request
-from topics_crawler.urls import MEDIUM_HOST, MediumLink
+from topics_crawler.urls import MediumLink, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
 
@@ -259,7 +259,7 @@ class TopicsSpider(Spider):
         self.requested.add((link.kind, link.key))
         meta: dict[str, Any] = {"entity_kind": link.kind}
         host = link.url.split("/")[2]
-        if host != MEDIUM_HOST and not host.endswith("." + MEDIUM_HOST):
+        if not is_medium_domain(host):
             meta[MEDIUM_CUSTOM_DOMAIN_META] = True
         yield Request(
             link.url,
@@ -277,7 +277,7 @@ def item_key(item: Item) -> tuple[str, str]:
     if isinstance(item, Author):
         return "author", (item.username or "").lower()
     if isinstance(item, Publication):
-        if item.domain and not item.domain.endswith("." + MEDIUM_HOST):
+        if item.domain and not is_medium_domain(item.domain.lower()):
             return "publication", item.domain.lower()
         return "publication", (item.slug or "").lower()
     return "tag_page", item.tag or ""
