@@ -268,3 +268,11 @@ def test_scrapy_crawl_exits_non_zero_with_the_reason(tmp_path: Path) -> None:
     assert result.returncode != 0
     message = f"DATASET_DIR {blocker / 'ds'} is not writable: Not a directory"
     assert f"ERROR: Crawl not started: {message}" in result.stderr
+
+
+def test_identity_matches_the_dedupe_pipeline_case_and_spaces_aside(dataset: Path) -> None:
+    crawl(dataset, [Author(username="RisingSkylar", name="Skylar")])
+    crawl(dataset, [Author(username="risingskylar ", followers=12)])
+    (author,) = rows(dataset / "authors.parquet")
+    assert (author["name"], author["followers"]) == ("Skylar", 12)
+    assert len(jsonl(dataset / "authors.jsonl")) == 1

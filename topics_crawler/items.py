@@ -17,6 +17,7 @@ Shared formats:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
@@ -192,6 +193,28 @@ ITEM_CLASSES: dict[str, type[Item]] = {
     "publication": Publication,
     "tag_page": TagPage,
 }
+
+
+#: Fields that identify an entity, most specific first: two records are the same entity
+#: when any of these (non-empty) values match.
+IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {
+    "story": ("story_id",),
+    "author": ("author_id", "username"),
+    "publication": ("publication_id", "slug"),
+    "tag_page": ("tag",),
+}
+_KEY_PREFIX = {"username": "@", "slug": "/"}
+
+
+def entity_keys(item_type: str, record: Mapping[str, Any]) -> list[str]:
+    """Keys under which the entity of ``record`` is known, most specific first
+    (``author:a1b2…``, ``author:@ada``); values trimmed and lowercased; may be empty."""
+    keys = []
+    for name in IDENTITY_FIELDS.get(item_type, ()):
+        value = record.get(name)
+        if isinstance(value, str) and value.strip():
+            keys.append(f"{item_type}:{_KEY_PREFIX.get(name, '')}{value.strip().lower()}")
+    return keys
 
 
 def item_to_dict(item: Item) -> dict[str, Any]:

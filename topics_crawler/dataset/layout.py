@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from topics_crawler.items import Author, Item, Publication, Story, TagPage
+from topics_crawler.items import (
+    IDENTITY_FIELDS,
+    Author,
+    Item,
+    Publication,
+    Story,
+    TagPage,
+    entity_keys,
+)
 
 MANIFEST_NAME = "manifest.json"
 STAGING_NAME = ".staging"
@@ -20,16 +28,16 @@ LOCK_NAME = ".dataset.lock"
 
 @dataclass(frozen=True)
 class Entity:
-    """One entity type of the dataset: its item class, file stem and identity keys.
+    """One entity type of the dataset: its item class, file stem and identity fields.
 
-    Two rows are the same entity when any of their non-empty ``keys`` values are
-    equal (``author_id``, or ``username`` when the id is unknown); the later row wins.
+    Two rows are the same entity when any of their identity keys match
+    (:func:`~topics_crawler.items.entity_keys`: ``author_id``, or ``username`` when
+    the id is unknown; compared trimmed and lowercased, as the dedupe pipeline does).
     """
 
     item_type: str
     item_class: type[Item]
     stem: str
-    keys: tuple[str, ...]
 
     @property
     def parquet_name(self) -> str:
@@ -39,16 +47,21 @@ class Entity:
     def jsonl_name(self) -> str:
         return f"{self.stem}.jsonl"
 
-    def key_values(self, row: dict[str, Any]) -> list[tuple[str, Any]]:
-        """The identity of a row: (key, value) for each key holding a non-empty string."""
-        return [(key, row[key]) for key in self.keys if isinstance(row.get(key), str) and row[key]]
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The identity fields (``author_id``, ``username``)."""
+        return IDENTITY_FIELDS[self.item_type]
+
+    def key_values(self, row: dict[str, Any]) -> list[str]:
+        """The identity of a row: its :func:`~topics_crawler.items.entity_keys`."""
+        return entity_keys(self.item_type, row)
 
 
 ENTITIES: tuple[Entity, ...] = (
-    Entity("story", Story, "stories", ("story_id",)),
-    Entity("author", Author, "authors", ("author_id", "username")),
-    Entity("publication", Publication, "publications", ("publication_id", "slug")),
-    Entity("tag_page", TagPage, "tag_pages", ("tag",)),
+    Entity("story", Story, "stories"),
+    Entity("author", Author, "authors"),
+    Entity("publication", Publication, "publications"),
+    Entity("tag_page", TagPage, "tag_pages"),
 )
 
 

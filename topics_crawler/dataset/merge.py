@@ -27,7 +27,7 @@ from topics_crawler.dataset.layout import Entity
 from topics_crawler.exporters import DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_SIZE, arrow_schema
 from topics_crawler.pipelines._merge import merge_records
 
-KeyValue = tuple[str, Any]
+KeyValue = str  # an entity key, see topics_crawler.items.entity_keys
 
 
 @dataclass(frozen=True)

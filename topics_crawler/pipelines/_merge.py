@@ -35,27 +35,6 @@ _NOT_DATA = frozenset({"item_type", "scraped_at"})
 _PREVIEW_ELLIPSES = ("…", "...")
 
 
-def entity_keys(item_type: str, record: dict[str, Any]) -> list[str]:
-    """Keys under which the entity of ``record`` is known, most specific first; may be empty."""
-    parts: list[tuple[str, str]]
-    if item_type == "story":
-        parts = [("", "story_id")]
-    elif item_type == "author":
-        parts = [("", "author_id"), ("@", "username")]
-    elif item_type == "publication":
-        parts = [("", "publication_id"), ("/", "slug")]
-    elif item_type == "tag_page":
-        parts = [("", "tag")]
-    else:
-        return []
-    keys = []
-    for prefix, name in parts:
-        value = record.get(name)
-        if isinstance(value, str) and value.strip():
-            keys.append(f"{item_type}:{prefix}{value.strip().lower()}")
-    return keys
-
-
 def content_of(record: dict[str, Any]) -> dict[str, Any]:
     """The record without ``scraped_at``: what "changed" and the content hash look at."""
     return {name: value for name, value in record.items() if name != "scraped_at"}

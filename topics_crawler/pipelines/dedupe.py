@@ -32,12 +32,11 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.dedupe_state import DedupeState, open_dedupe_state
-from topics_crawler.items import ITEM_CLASSES, Item, item_from_dict
+from topics_crawler.items import ITEM_CLASSES, Item, entity_keys, item_from_dict
 from topics_crawler.pipelines._fields import ITEM_TYPES, record_of
 from topics_crawler.pipelines._merge import (
     content_hash,
     content_of,
-    entity_keys,
     merge_records,
 )
 
