@@ -58,19 +58,6 @@ class Card:
     element: lxml.html.HtmlElement | None = field(default=None, repr=False, compare=False)
 
 
-def custom_domains(state: ApolloState | None) -> list[str]:
-    """Custom domains of the publications in the state (so their links are recognised)."""
-    if state is None:
-        return []
-    domains = []
-    for typename in ("Collection", "Publication"):
-        for _, entity in state.entities(typename):
-            domain = entity.get("domain")
-            if isinstance(domain, str) and domain.strip():
-                domains.append(domain.strip().lower())
-    return unique(domains)
-
-
 def find_entity(
     state: ApolloState | None, typenames: tuple[str, ...], key: str, value: str
 ) -> dict[str, Any] | None:
@@ -94,7 +81,7 @@ def parse_cards(
     if scope is None:
         return []
     state = doc.apollo
-    known_domains = unique([*domains, *custom_domains(state)])
+    known_domains = unique([*domains, *sorted(doc.medium_domains)])
     cards = []
     for element, story_link in _card_elements(scope, doc.url, known_domains):
         html_layer = _html_fields(element, story_link, doc, known_domains)

@@ -23,7 +23,6 @@ from topics_crawler.layers import pick_paired
 from topics_crawler.normalize import clean_text, parse_count, tag_slug, unique
 from topics_crawler.pages._cards import (
     Card,
-    custom_domains,
     find_entity,
     parse_cards,
     posts_in,
@@ -65,7 +64,7 @@ def parse_tag(doc: Document) -> PageResult:
         result.missing = ["name", "sections"]
         return result
     state = doc.apollo
-    domains = custom_domains(state)
+    domains = sorted(doc.medium_domains)
     entity = _tag_entity(state, _slug_from_urls(doc))
     slug = _slug_from_urls(doc) or _entity_slug(entity)
     fields = pick_paired(
