@@ -61,7 +61,6 @@ ADDONS = {
 }
 REPLAY_MODE = "off"
 REPLAY_DIR = ".scrapy/replay"
-HTTPCACHE_STORAGE = "scrapy.extensions.httpcache.FilesystemCacheStorage"
 HTTPCACHE_GZIP = True
 
 # --- Feeds and dataset ----------------------------------------------------------
@@ -128,6 +127,7 @@ LINK_SAFETY_ALLOWED_HOSTS: list[str] = []  # hosts besides Medium's that may be 
 DOWNLOADER_MIDDLEWARES.update(
     {
         "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware": 50,
+        "topics_crawler.middlewares.link_safety.RefusedAddressMiddleware": 560,
         # None disables Scrapy's retry (replaced below); mypy infers the dict as dict[str, int]
         "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,  # type: ignore[dict-item]
         "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
@@ -149,6 +149,17 @@ EXTENSIONS.update(
         "topics_crawler.extensions.health.CrawlHealth": 800,
     }
 )
+
+# --- Control servers and outbound network ---------------------------------------
+# Scrapy's telnet console and remote-control HTTP server both run code: off unless
+# switched on; then they listen on 127.0.0.1 only and the telnet console needs
+# TELNETCONSOLE_PASSWORD (a generated one would be written to the log). Every fetched
+# host is checked after DNS resolution (topics_crawler/resolver.py); tldextract uses
+# its bundled public suffix list and never downloads one (topics_crawler/__init__.py).
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+TWISTED_DNS_RESOLVER = "topics_crawler.resolver.SafeAddressResolver"
+LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fetched
 
 # --- Tag history (GraphQL) ---
 # -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
