@@ -73,6 +73,10 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "REDIS_URL": ("http://redis:6379", "'http://redis:6379' is not a redis://"),
     "REDIS_SOCKET_TIMEOUT": ("0", "'0' is below 0.1"),
     "DISTRIBUTED_IDLE_CLOSE": ("-1", "'-1' is below 0"),
+    "DISTRIBUTED_WORKER_TIMEOUT": ("0.5", "'0.5' is below 1"),
+    "DISTRIBUTED_CHECKPOINT_INTERVAL": ("0", "'0' is below 0.05"),
+    "DISTRIBUTED_STATE_DIR": (f"{BLOCKER}/state", "directory {blocker}/state is not writable"),
+    "DISTRIBUTED_RESTART": ("please", "'please' is not true or false"),
 }
 
 

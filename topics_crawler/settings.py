@@ -216,6 +216,14 @@ REDIS_URL = os.environ.get("REDIS_URL")
 REDIS_KEY_PREFIX = "topics_crawler"
 REDIS_SOCKET_TIMEOUT = 10.0
 DISTRIBUTED_IDLE_CLOSE = 5.0
+# A request a worker took is leased to it until its page is on disk; a worker not heard
+# of for DISTRIBUTED_WORKER_TIMEOUT seconds is gone and its leases go back to the queue.
+# Workers remember the crawl they joined under DISTRIBUTED_STATE_DIR: a Redis that comes
+# back empty stops them with one line unless DISTRIBUTED_RESTART=1 (docs/deploy.md).
+DISTRIBUTED_WORKER_TIMEOUT = 15.0
+DISTRIBUTED_CHECKPOINT_INTERVAL = 1.0
+DISTRIBUTED_STATE_DIR = ".scrapy/distributed"
+DISTRIBUTED_RESTART = False
 ADDONS = {**ADDONS, "topics_crawler.addons.distributed.DistributedAddon": 700}
 # -s JOBDIR=crawls/<name>: a crash-safe job (topics_crawler/addons/resume.py): killed at
 # any moment, even with SIGKILL, the same command resumes it; feeds must append (-o).

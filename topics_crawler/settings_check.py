@@ -255,6 +255,10 @@ RULES: dict[str, Check] = {
     "REDIS_URL": redis_url,
     "REDIS_SOCKET_TIMEOUT": number(minimum=0.1),
     "DISTRIBUTED_IDLE_CLOSE": _POSITIVE,
+    "DISTRIBUTED_WORKER_TIMEOUT": number(minimum=1.0),
+    "DISTRIBUTED_CHECKPOINT_INTERVAL": number(minimum=0.05),
+    "DISTRIBUTED_STATE_DIR": writable_dir,
+    "DISTRIBUTED_RESTART": flag,
 }
 
 
