@@ -60,6 +60,7 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "HEALTH_MAX_REJECT_RATIO": ("-0.1", "'-0.1' is below 0"),
     "TELNETCONSOLE_ENABLED": ("True", "on, but TELNETCONSOLE_PASSWORD is not set"),
     "TELNETCONSOLE_HOST": ("0.0.0.0", "'0.0.0.0' is not a loopback address"),
+    "TELNETCONSOLE_PORT": ("[6023]", "'[6023]' is not a TCP port"),
     "REMOTE_CONTROL_ENABLED": ("open", "'open' is not true or false"),
     "HISTORY_PAGE_SIZE": ("500", "'500' is above 100"),
     "HISTORY_MAX_PAGES": ("0", "'0' is below 1"),

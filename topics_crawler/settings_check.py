@@ -122,12 +122,9 @@ def redis_url(value: Any, settings: BaseSettings) -> str | None:
 
 
 def _items(value: Any) -> list[str]:
+    """A list setting as Scrapy's ``getlist`` reads it (a string is split at commas)."""
     if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            loaded = json.loads(text)
-            return [str(item) for item in loaded]
-        return [part.strip() for part in text.split(",") if part.strip()]
+        return [part.strip() for part in value.split(",") if part.strip()]
     return [str(item) for item in value]
 
 
@@ -240,6 +237,7 @@ RULES: dict[str, Check] = {
     # control servers
     "TELNETCONSOLE_ENABLED": telnet_console,
     "TELNETCONSOLE_HOST": loopback_host,
+    "TELNETCONSOLE_PORT": port_list,
     "REMOTE_CONTROL_ENABLED": flag,
     # tag history, browser
     "HISTORY_PAGE_SIZE": number(minimum=1, maximum=100, whole=True),

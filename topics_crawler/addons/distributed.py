@@ -52,7 +52,17 @@ class DistributedAddon:
             RedisUnavailableError,
             connect,
         )
+        from topics_crawler.distributed.local_state import (  # noqa: PLC0415
+            unfinished_overwritten_feed,
+        )
         from topics_crawler.distributed.marker import lost_crawl  # noqa: PLC0415
+
+        feed = unfinished_overwritten_feed(settings)
+        if feed is not None:
+            raise CrawlNotStarted(
+                f"{feed} holds this worker's part of an unfinished distributed crawl and -O "
+                "would overwrite it; use -o (append) to continue the crawl"
+            )
 
         try:
             server = connect(settings)

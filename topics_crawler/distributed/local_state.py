@@ -70,17 +70,30 @@ def forget_crawl(folder: Path) -> None:
 # --- feed sizes at the last checkpoint ----------------------------------------------------
 
 
-def local_feed_paths(settings: BaseSettings) -> list[Path]:
-    """The local files of ``FEEDS`` (URIs with ``%(…)s`` parameters are left out)."""
+def local_feed_paths(settings: BaseSettings, overwritten_only: bool = False) -> list[Path]:
+    """The local files of ``FEEDS`` (URIs with ``%(…)s`` parameters are left out);
+    ``overwritten_only``: those opened with ``overwrite`` (``-O``)."""
     paths = []
-    for uri in settings.getdict("FEEDS"):
+    for uri, options in settings.getdict("FEEDS").items():
         text = str(uri)
         if text.startswith("file://"):
             text = text[len("file://") :]
         elif "://" in text or "%(" in text:
             continue
+        if overwritten_only and not (isinstance(options, dict) and options.get("overwrite")):
+            continue
         paths.append(Path(text).absolute())
     return paths
+
+
+def unfinished_overwritten_feed(settings: BaseSettings) -> Path | None:
+    """A feed this worker would overwrite (``-O``) although it holds the worker's part of
+    an unfinished crawl (a checkpoint of it is recorded), or None."""
+    folder = state_dir(settings)
+    for feed in local_feed_paths(settings, overwritten_only=True):
+        if _size_file(folder, feed).exists() and feed.exists() and feed.stat().st_size:
+            return feed
+    return None
 
 
 def _size_file(folder: Path, feed: Path) -> Path:
