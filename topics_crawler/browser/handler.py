@@ -6,6 +6,10 @@ and tens of MB per crawl. In ``auto`` mode most crawls render a page or two
 and many none, so this handler starts Playwright (and, as before, Chromium)
 only when a request with ``meta["playwright"]`` arrives. Everything else —
 plain requests, page and context limits, closing — is scrapy-playwright's.
+
+Every request Chromium makes passes ``PLAYWRIGHT_ABORT_REQUEST``, then
+:class:`~topics_crawler.browser.address_guard.BrowserAddressGuard` (no private
+addresses, no odd ports).
 """
 
 from __future__ import annotations
@@ -15,7 +19,10 @@ from typing import TYPE_CHECKING
 
 from scrapy import Spider, signals
 from scrapy.http import Request, Response
+from scrapy.utils.misc import load_object
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+from topics_crawler.browser.address_guard import BrowserAddressGuard
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -30,6 +37,9 @@ class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
             crawler.signals.disconnect(getattr(self, receiver), signals.engine_started)
         self.playwright_start_lock = asyncio.Lock()
         self.playwright_started = False
+        configured = crawler.settings.get("PLAYWRIGHT_ABORT_REQUEST")
+        inner = load_object(configured) if configured else None
+        self.abort_request = BrowserAddressGuard.from_crawler(crawler, inner)
 
     async def _download_request(self, request: Request, spider: Spider | None = None) -> Response:
         async with self.playwright_start_lock:
