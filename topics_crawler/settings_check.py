@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scrapy.settings import BaseSettings
+from scrapy.utils.misc import load_object
 
 #: ``check(value, settings)`` → why ``value`` is wrong, or None.
 Check = Callable[[Any, BaseSettings], str | None]
@@ -166,6 +167,25 @@ def count_map(value: Any, settings: BaseSettings) -> str | None:
     return None
 
 
+def importable(value: Any, settings: BaseSettings) -> str | None:
+    """An import path (``package.module.Name``) that imports."""
+    if not isinstance(value, str):
+        return None  # a class or function given directly
+    try:
+        load_object(value)
+    except (ImportError, NameError, ValueError, AttributeError) as exc:
+        return f"{value!r} cannot be imported ({type(exc).__name__}: {exc})"
+    return None
+
+
+def key_prefix(value: Any, settings: BaseSettings) -> str | None:
+    """A Redis key prefix: some characters, no spaces, no glob characters."""
+    text = str(value)
+    if not text or any(c.isspace() or c in "*?[]" for c in text):
+        return f"{value!r} is not a usable key prefix (no spaces, no *?[])"
+    return None
+
+
 def loopback_host(value: Any, settings: BaseSettings) -> str | None:
     """Control servers listen on the loopback interface only."""
     if str(value).strip().lower() in ("127.0.0.1", "::1", "localhost"):
@@ -203,14 +223,26 @@ RULES: dict[str, Check] = {
     "LOG_LEVEL": choice("critical", "error", "warning", "info", "debug"),
     "LOG_FILE": writable_file,
     "LOGSTATS_INTERVAL": _POSITIVE,
+    "DEPTH_LIMIT": _COUNT,
+    "CLOSESPIDER_ITEMCOUNT": _COUNT,
+    "CLOSESPIDER_PAGECOUNT": _COUNT,
+    "CLOSESPIDER_TIMEOUT": _POSITIVE,
+    "DNS_TIMEOUT": number(minimum=0.1),
+    "DNSCACHE_ENABLED": flag,
+    "DNSCACHE_SIZE": _COUNT,
+    "TWISTED_DNS_RESOLVER": importable,
     # record / replay, job dir
     "REPLAY_MODE": choice("off", "record", "replay"),
     "REPLAY_DIR": writable_dir,
+    "HTTPCACHE_ENABLED": flag,
+    "HTTPCACHE_STORAGE": importable,
+    "REPLAY_INNER_STORAGE": importable,
     "JOBDIR": writable_dir,
     "RESUME_CHECKPOINT_INTERVAL": number(minimum=0.01),
     # feeds, dataset, pipelines
     "PARQUET_ROW_GROUP_SIZE": number(minimum=1, whole=True),
     "PARQUET_COMPRESSION": choice("zstd", "snappy", "gzip", "brotli", "lz4", "none"),
+    "PARQUET_COMPRESSION_LEVEL": number(whole=True),
     # DATASET_DIR: the dataset add-on's preflight checks it (one line, exit 1)
     "STATS_FILE": writable_file,
     "REJECTS_FILE": writable_file,
@@ -220,6 +252,7 @@ RULES: dict[str, Check] = {
     "VALIDATE_ENABLED": flag,
     "DEDUPE_ENABLED": flag,
     "DEDUPE_EMIT_ALL": flag,
+    "DEDUPE_STATE_CLASS": importable,
     # reliability
     "RETRY_ENABLED": flag,
     "RETRY_TIMES": _COUNT,
@@ -252,6 +285,8 @@ RULES: dict[str, Check] = {
     # distributed
     "REDIS_URL": redis_url,
     "REDIS_SOCKET_TIMEOUT": number(minimum=0.1),
+    "REDIS_KEY_PREFIX": key_prefix,
+    "SCHEDULER_QUEUE_CLASS": importable,
     "DISTRIBUTED_IDLE_CLOSE": _POSITIVE,
     "DISTRIBUTED_WORKER_TIMEOUT": number(minimum=1.0),
     "DISTRIBUTED_CHECKPOINT_INTERVAL": number(minimum=0.05),
