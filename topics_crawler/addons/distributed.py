@@ -80,6 +80,12 @@ class DistributedAddon:
         if not settings.get("REDIS_URL"):
             raise NotConfigured
         check_or_log(self.preflight, settings)
+        if settings.get("DATASET_DIR"):
+            logger.warning(
+                "DATASET_DIR with REDIS_URL: a killed worker's dataset staging files are not "
+                "merged, while the pages it finished are not fetched again; give each worker "
+                "an appending JSON lines feed too (-o worker-<name>.jsonl)"
+            )
         if settings.get("JOBDIR"):
             logger.warning(
                 "JOBDIR is ignored with REDIS_URL: the queue and seen-set live in Redis, "
