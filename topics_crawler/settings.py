@@ -16,6 +16,36 @@ TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = os.environ.get("TOPICS_CRAWLER_LOG_LEVEL", "INFO")
 
+# --- Components ----------------------------------------------------------------
+# Every add-on, downloader middleware and extension, each dict assigned once here; the
+# settings each one reads live in its section below.
+ADDONS = {
+    "topics_crawler.addons.replay.RecordReplay": 100,  # Record and replay
+    "topics_crawler.dataset.DatasetAddon": 500,  # Feeds and dataset
+    "topics_crawler.addons.distributed.DistributedAddon": 700,  # Distributed
+    "topics_crawler.addons.resume.CrashSafeResume": 710,  # Distributed (JOBDIR)
+}
+DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
+    "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware": 50,  # Reliability
+    # Medium mirror; before robots.txt (100): mirrored URLs obey the mirror's own robots.txt.
+    "topics_crawler.middlewares.mirror.MediumMirrorMiddleware": 90,
+    # Reliability: None disables Scrapy's retry, replaced by RetryAfterMiddleware.
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
+    "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
+    "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
+    "topics_crawler.secrets.MediumCookieMiddleware": 720,  # Reliability
+}
+EXTENSIONS: dict[str, int | None] = {
+    "topics_crawler.secrets.LogRedaction": 0,  # Reliability
+    "scrapy.extensions.logstats.LogStats": None,  # Progress: replaced by CrawlProgress
+    "topics_crawler.extensions.progress.CrawlProgress": 500,  # Progress and stats
+    "topics_crawler.extensions.failures.FailureLog": 700,  # Reliability
+    "topics_crawler.extensions.health.CrawlHealth": 800,  # Reliability
+    "topics_crawler.extensions.stats_file.StatsFile": 900,  # Progress and stats
+}
+# ITEM_PIPELINES, FEED_EXPORTERS and DOWNLOAD_HANDLERS stay with their concerns below.
+
 # --- Identity and politeness -------------------------------------------------
 USER_AGENT = (
     "topics_crawler/0.1 (+https://github.com/topics-crawler/topics_crawler; "
@@ -39,26 +69,14 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4
 MEDIUM_BASE_URL = os.environ.get("MEDIUM_BASE_URL", "https://medium.com")
 
 REQUEST_FINGERPRINTER_CLASS = "topics_crawler.fingerprint.CanonicalUrlFingerprinter"
-DOWNLOADER_MIDDLEWARES = {
-    # Before robots.txt (100): mirrored URLs obey the mirror's own robots.txt.
-    "topics_crawler.middlewares.mirror.MediumMirrorMiddleware": 90,
-}
 
 # --- Progress and stats ----------------------------------------------------------
 LOGSTATS_INTERVAL = 60.0
-EXTENSIONS = {
-    "scrapy.extensions.logstats.LogStats": None,
-    "topics_crawler.extensions.progress.CrawlProgress": 500,
-    "topics_crawler.extensions.stats_file.StatsFile": 900,
-}
 STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
 
 # --- Record and replay -------------------------------------------------------------
 # -s REPLAY_MODE=record stores every response under REPLAY_DIR; -s REPLAY_MODE=replay
 # re-runs the parsers on them with no network (see topics_crawler/addons/replay.py).
-ADDONS = {
-    "topics_crawler.addons.replay.RecordReplay": 100,
-}
 REPLAY_MODE = "off"
 REPLAY_DIR = ".scrapy/replay"
 HTTPCACHE_STORAGE = "scrapy.extensions.httpcache.FilesystemCacheStorage"
@@ -75,7 +93,6 @@ FEED_EXPORTERS = {
 }
 PARQUET_ROW_GROUP_SIZE = 10_000
 PARQUET_COMPRESSION = "zstd"
-ADDONS = {**ADDONS, "topics_crawler.dataset.DatasetAddon": 500}  # keeps the add-ons above
 DATASET_DIR = None
 # Settings copied into manifest.json for each run (names only; never secrets).
 DATASET_MANIFEST_SETTINGS = [
@@ -125,16 +142,6 @@ RETRY_AFTER_MAX = 300.0  # cap on a server's Retry-After (and on a rate-limited 
 RETRY_AFTER_LONG_WAIT = 30.0  # waits at least this long are logged as warnings
 BLOCKED_RETRY_TIMES = 2
 LINK_SAFETY_ALLOWED_HOSTS: list[str] = []  # hosts besides Medium's that may be fetched
-DOWNLOADER_MIDDLEWARES.update(
-    {
-        "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware": 50,
-        # None disables Scrapy's retry (replaced below); mypy infers the dict as dict[str, int]
-        "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,  # type: ignore[dict-item]
-        "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
-        "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
-        "topics_crawler.secrets.MediumCookieMiddleware": 720,
-    }
-)
 # Pages that failed for good: FAILURES_FILE, else <DATASET_DIR>/failures.jsonl, else beside
 # the first local FEEDS file. Health checks at close make `scrapy crawl` exit with status 1.
 FAILURES_FILE = None
@@ -142,13 +149,6 @@ HEALTH_ENABLED = True
 HEALTH_MIN_ITEMS = {"story": 1}
 HEALTH_MAX_FAILURE_RATIO = 0.25
 HEALTH_MAX_REJECT_RATIO = 0.10
-EXTENSIONS.update(
-    {
-        "topics_crawler.secrets.LogRedaction": 0,
-        "topics_crawler.extensions.failures.FailureLog": 700,
-        "topics_crawler.extensions.health.CrawlHealth": 800,
-    }
-)
 
 # --- Tag history (GraphQL) ---
 # -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
@@ -191,9 +191,6 @@ PLAYWRIGHT_MAX_CONTEXTS = 1
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 2
 PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms
 PLAYWRIGHT_ABORT_REQUEST = "topics_crawler.browser.actions.abort_heavy_resource"
-DOWNLOADER_MIDDLEWARES.update(
-    {"topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585}
-)
 
 # --- Distributed -----------------------------------------------------------------
 # -s REDIS_URL=redis://host:6379/0 (or the REDIS_URL environment variable): every worker
@@ -205,8 +202,6 @@ REDIS_URL = os.environ.get("REDIS_URL")
 REDIS_KEY_PREFIX = "topics_crawler"
 REDIS_SOCKET_TIMEOUT = 10.0
 DISTRIBUTED_IDLE_CLOSE = 5.0
-ADDONS = {**ADDONS, "topics_crawler.addons.distributed.DistributedAddon": 700}
 # -s JOBDIR=crawls/<name>: a crash-safe job (topics_crawler/addons/resume.py): killed at
 # any moment, even with SIGKILL, the same command resumes it; feeds must append (-o).
 RESUME_CHECKPOINT_INTERVAL = 0.5  # seconds between journal commits (work a kill may redo)
-ADDONS = {**ADDONS, "topics_crawler.addons.resume.CrashSafeResume": 710}
