@@ -31,7 +31,6 @@ from topics_crawler.extensions.health import HEALTH_FAILED_STAT
 if TYPE_CHECKING:
     import argparse
 
-    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
@@ -108,12 +107,15 @@ class Command(ScrapyCrawlCommand):
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {not_started}", 1)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        self._crawlers: list[Crawler] = []
-        super().run(args, opts)
-        if self.exitcode == 0 and any(crawl_failed(c) for c in self._crawlers):
-            self.exitcode = CRAWL_FAILURE_EXIT
+        """Scrapy's crawl, through the public ``CrawlerProcess`` API, keeping the crawler.
 
-    def _create_crawler(self, spidercls: type[Spider] | str) -> Crawler:
-        crawler = super()._create_crawler(spidercls)
-        self._crawlers.append(crawler)  # kept to read its verdict after the crawl
-        return crawler
+        The crawler is kept to read its verdict once the crawl is over. (Scrapy's own
+        ``run`` also warns when ``-o`` is given with the feed exporter disabled; this
+        project always enables it.)
+        """
+        assert self.crawler_process is not None
+        crawler = self.crawler_process.create_crawler(args[0])
+        self.crawler_process.crawl(crawler, **opts.spargs)
+        self.crawler_process.start()
+        if self.crawler_process.bootstrap_failed or crawl_failed(crawler):
+            self.exitcode = CRAWL_FAILURE_EXIT

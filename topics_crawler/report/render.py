@@ -5,11 +5,14 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from topics_crawler.dataset import ENTITIES
 from topics_crawler.report import summary
-from topics_crawler.report.charts import Chart
 from topics_crawler.report.load import ReportData
+
+if TYPE_CHECKING:
+    from topics_crawler.report.charts import Chart
 
 TITLE = "Dataset report"
 
