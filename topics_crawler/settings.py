@@ -27,6 +27,8 @@ ADDONS = {
 }
 DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware": 50,  # Reliability
+    # Debugging: scrapy parse/shell requests get the entity kind a crawl's would carry.
+    "topics_crawler.middlewares.entity_kind.EntityKindMiddleware": 80,
     # Medium mirror; before robots.txt (100): mirrored URLs obey the mirror's own robots.txt.
     "topics_crawler.middlewares.mirror.MediumMirrorMiddleware": 90,
     # Reliability: None disables Scrapy's retry, replaced by RetryAfterMiddleware.

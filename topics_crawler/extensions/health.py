@@ -166,6 +166,9 @@ class CrawlHealth:
         self.items[str(item_type)] += 1
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
+        if getattr(spider, "one_page_run", False):  # scrapy parse / shell: no crawl to judge
+            logger.info("One-page run: no crawl-level health checks")
+            return
         results = evaluate(self.config, self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]
         for result in failed:

@@ -10,6 +10,11 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
     scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
+
+Scrapy's debugging commands take any Medium URL with no argument: ``scrapy parse
+--spider=topics <url>`` runs the callback of that page's kind (:meth:`TopicsSpider.parse`)
+and ``scrapy shell <url>`` fetches it as a crawl would (see
+:mod:`topics_crawler.middlewares.entity_kind`).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.signals import page_failed
-from topics_crawler.spiders._arguments import CrawlOptions
+from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (
     HISTORY_TAG_META,
     HistoryCallbacks,
@@ -37,7 +42,7 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
 )
 from topics_crawler.spiders._refetch import refetch_request
-from topics_crawler.urls import MediumLink, is_medium_domain
+from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
 
@@ -65,7 +70,7 @@ class TopicsSpider(Spider):
         self.arguments: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         self.options = CrawlOptions.from_arguments(
             tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
-            history=history, since=since,
+            history=history, since=since, require_tags=False,
         )  # fmt: skip
         self.requested: set[tuple[str, str]] = set()
         #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
@@ -80,7 +85,20 @@ class TopicsSpider(Spider):
             **{k: v for k, v in spider_args.items() if k in known}, extra=extra
         )
 
+    @property
+    def one_page_run(self) -> bool:
+        """No tag to crawl: the spider serves ``scrapy parse`` or ``scrapy shell`` of one page
+        (``scrapy crawl`` refuses to start without a tag), so crawl-level checks do not apply."""
+        return not self.options.tag_urls
+
+    @classmethod
+    def handles_request(cls, request: Request) -> bool:
+        """Medium pages are this spider's (``scrapy parse``/``shell`` without ``--spider``)."""
+        return classify_url(request.url) is not None
+
     async def start(self) -> AsyncIterator[Request]:
+        if self.one_page_run:
+            raise SpiderArgumentError(NO_TAGS)
         if self.options.ignored:
             names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
             self.logger.warning("Ignoring unknown spider arguments: %s", names)
@@ -113,6 +131,16 @@ class TopicsSpider(Spider):
         )
 
     # --- callbacks ---------------------------------------------------------------
+
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[Item | Request]:
+        """Any Medium page, by the kind its request names (``scrapy parse <url>``, requests
+        without a callback); a page of no entity kind (an RSS feed, a JSON payload) gives
+        the items its content holds."""
+        kind = response.meta.get("entity_kind")
+        if kind in _FOLLOW_KEY or kind == "tag":
+            yield from getattr(self, f"parse_{kind}")(response)
+            return
+        yield from self.parse_response(response, None).items  # a crawl follows no feed
 
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
         result = self.parse_response(response, "tag")
@@ -184,11 +212,12 @@ class TopicsSpider(Spider):
             elif card is not None:
                 yield card
 
-    def parse_response(self, response: Response, kind: PageKind) -> PageResult:
-        """Parse a page, count it, and report its problems with the URL."""
+    def parse_response(self, response: Response, kind: PageKind | None) -> PageResult:
+        """Parse a page (``kind`` None: detected), count it, report its problems with the URL."""
         result = parse_page(
             response.body, response.url, kind=kind, encoding=response_encoding(response)
         )
+        kind = kind or result.kind
         stats = self.crawler.stats
         stats.inc_value(f"parse/pages/{kind}")
         if result.errors:
