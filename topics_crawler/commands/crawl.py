@@ -9,6 +9,10 @@ Add-ons with a ``preflight(settings)`` check (dataset directory writable, Redis
 answering, a resume that would not overwrite output) run it at the same point:
 a crawl that cannot start says why in one line and exits with status 1.
 
+A Parquet feed given with ``-o`` (append) whose file already holds data is refused
+the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
+and finding out at the end of the crawl would lose what it scraped.
+
 A crawl whose health checks failed (stat ``health/failed``, set by
 :class:`topics_crawler.extensions.health.CrawlHealth`), or that closed for a
 reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
@@ -18,7 +22,9 @@ reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import urlsplit
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
@@ -26,6 +32,7 @@ from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
 from topics_crawler.errors import CrawlNotStarted
+from topics_crawler.exporters import ParquetItemExporter
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
 
 if TYPE_CHECKING:
@@ -50,6 +57,38 @@ def preflight_error(settings: BaseSettings) -> str | None:
             check(settings)
         except CrawlNotStarted as exc:
             return str(exc)
+    return None
+
+
+def local_feed_path(uri: str) -> Path | None:
+    """The local file a feed URI names (plain path or ``file://``), None for other
+    storages and for URIs with ``%(name)s`` placeholders."""
+    if "%(" in uri:
+        return None
+    parts = urlsplit(uri)
+    if parts.scheme == "file":
+        return Path(parts.path)
+    if len(parts.scheme) <= 1:  # no scheme, or a Windows drive letter
+        return Path(uri)
+    return None
+
+
+def feed_append_error(settings: BaseSettings) -> str | None:
+    """Why an appending (``-o``) feed cannot be written: a non-empty Parquet file."""
+    exporters = {**settings.getdict("FEED_EXPORTERS_BASE"), **settings.getdict("FEED_EXPORTERS")}
+    for uri, options in settings.getdict("FEEDS").items():
+        if options.get("overwrite"):
+            continue
+        exporter = exporters.get(options.get("format", ""))
+        cls = load_object(exporter) if isinstance(exporter, str) else exporter
+        if not (isinstance(cls, type) and issubclass(cls, ParquetItemExporter)):
+            continue
+        path = local_feed_path(str(uri))
+        if path is not None and path.is_file() and path.stat().st_size > 0:
+            return (
+                f"{path} already holds data and a Parquet file cannot be appended to: "
+                f"use -O {uri}:{options['format']} to replace it, or another file name"
+            )
     return None
 
 
@@ -102,6 +141,9 @@ class Command(ScrapyCrawlCommand):
         error = spider_argument_error(args[0], opts.spargs, self.settings)
         if error is not None:
             refuse(f"scrapy crawl {args[0]}: error: {error}")
+        feed_error = feed_append_error(self.settings)
+        if feed_error is not None:
+            refuse(f"scrapy crawl {args[0]}: error: {feed_error}")
         not_started = preflight_error(self.settings)
         if not_started is not None:
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {not_started}", 1)
