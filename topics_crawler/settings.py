@@ -73,7 +73,10 @@ MEDIUM_BASE_URL = os.environ.get("MEDIUM_BASE_URL", "https://medium.com")
 REQUEST_FINGERPRINTER_CLASS = "topics_crawler.fingerprint.CanonicalUrlFingerprinter"
 
 # --- Progress and stats ----------------------------------------------------------
-LOGSTATS_INTERVAL = 60.0
+LOGSTATS_INTERVAL = 60.0  # seconds between progress lines in the log
+PROGRESS_FIRST_LOG = 10.0  # seconds to the first one
+PROGRESS_LIVE = "auto"  # a live line on stderr when it is a terminal: auto | on | off
+PROGRESS_REFRESH = 1.0  # seconds between redraws of the live line
 STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
 
 # --- Record and replay -------------------------------------------------------------

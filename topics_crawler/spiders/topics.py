@@ -28,6 +28,7 @@ from scrapy import Request, Spider
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT
 from topics_crawler.fingerprint import CANONICAL_URL_META
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
@@ -148,6 +149,8 @@ class TopicsSpider(Spider):
             yield again
             return
         yield from result.items_of("tag_page")
+        if self.history is not None and not is_history_fallback(response):
+            self.count_expected_history(result)
         if self.history is None or is_history_fallback(response):
             yield from self.take_stories(result, self.options.max_stories)
         # else the tag's stories come from its history listing
@@ -201,6 +204,19 @@ class TopicsSpider(Spider):
             yield known
 
     # --- helpers ------------------------------------------------------------------
+
+    def count_expected_history(self, result: PageResult) -> None:
+        """Add the tag's story count (capped by ``max_stories``) to the history's known
+        size, which the progress line turns into a share done and an ETA. Only for
+        all-time histories: the count of a ``since`` range is not on the page."""
+        if self.options.since is not None:
+            return
+        for page in result.items_of("tag_page"):
+            count = getattr(page, "story_count", None)
+            if count:
+                cap = self.options.max_stories
+                expected = min(count, cap) if cap else count
+                self.crawler.stats.inc_value(HISTORY_EXPECTED_STAT, expected)
 
     def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
         """Follow (or, when not following stories, yield) the first ``limit`` story cards."""
