@@ -67,11 +67,13 @@ def test_format_duration(seconds: float, text: str) -> None:
 
 
 def test_history_share_and_eta_from_the_known_total() -> None:
-    stats = {"history/expected_stories": 1000, "history/stories": 250}
+    stats = {"history/expected_stories": 1000, "history/expected_tags": 2, "history/stories": 250}
     assert history_progress(stats, 60.0) == "history 25% of 1,000 stories, ETA 3m00s"
     assert history_progress({**stats, "history/stories": 1000}, 60.0) == (
         "history 100% of 1,000 stories"
     )
+    ended = {**stats, "history/stories": 640, "history/done": 1, "history/fallback": 1}
+    assert history_progress(ended, 60.0) == "history done, 640 stories"
     assert history_progress({"history/stories": 250}, 60.0) is None  # size unknown
 
 
@@ -166,6 +168,7 @@ def test_in_a_log_file_the_first_line_comes_early_and_the_last_at_close(
     assert process.returncode == 0, text[-3000:]
     lines = [line for line in text.splitlines() if "Progress: " in line]
     assert len(lines) == 2, lines  # after 1 s, and at close (the interval is 10 minutes)
-    assert f"% of {CONTENT.tags[TAG].story_count:,} stories" in lines[-1]
+    assert f"% of {CONTENT.tags[TAG].story_count:,} stories" in lines[0]
+    assert "history done, " in lines[-1]
     assert "\r" not in text
     assert "\x1b[" not in text

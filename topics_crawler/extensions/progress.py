@@ -16,7 +16,8 @@ records printed to that terminal clear it first, so the two never mix.
 
 Items per type are counted as ``item_scraped_count/<item_type>`` stats. A history's
 size is the ``history/expected_stories`` stat the spider sets from the tag pages'
-story counts (capped by ``max_stories``), its progress ``history/stories``.
+story counts (capped by ``max_stories``; ``history/expected_tags`` tags), its progress
+``history/stories``; once every such tag's listing ended the line says so.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 ITEM_TYPES = ("story", "author", "publication", "tag_page")
 HISTORY_EXPECTED_STAT = "history/expected_stories"
+HISTORY_SIZED_TAGS_STAT = "history/expected_tags"  # tags whose size is in the expected count
 HISTORY_DONE_STAT = "history/stories"
 RATE_WINDOW = 30.0  # seconds of samples behind the live line's page rate
 
@@ -93,7 +95,11 @@ def history_progress(stats: Mapping[str, Any], elapsed: float) -> str | None:
     expected = int(stats.get(HISTORY_EXPECTED_STAT) or 0)
     if expected <= 0:
         return None
-    done = min(int(stats.get(HISTORY_DONE_STAT) or 0), expected)
+    listed = int(stats.get(HISTORY_DONE_STAT) or 0)
+    ended = int(stats.get("history/done") or 0) + int(stats.get("history/fallback") or 0)
+    if ended >= int(stats.get(HISTORY_SIZED_TAGS_STAT) or 1):  # the tags' counts overstate
+        return f"history done, {listed:,} stories"
+    done = min(listed, expected)
     text = f"history {done / expected:.0%} of {expected:,} stories"
     if 0 < done < expected and elapsed > 0:
         text += f", ETA {format_duration(elapsed * (expected - done) / done)}"

@@ -28,7 +28,7 @@ from scrapy import Request, Spider
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT
+from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.fingerprint import CANONICAL_URL_META
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
@@ -217,6 +217,7 @@ class TopicsSpider(Spider):
                 cap = self.options.max_stories
                 expected = min(count, cap) if cap else count
                 self.crawler.stats.inc_value(HISTORY_EXPECTED_STAT, expected)
+                self.crawler.stats.inc_value(HISTORY_SIZED_TAGS_STAT)
 
     def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
         """Follow (or, when not following stories, yield) the first ``limit`` story cards."""
