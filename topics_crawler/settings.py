@@ -34,6 +34,8 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     # Reliability: None disables Scrapy's retry, replaced by RetryAfterMiddleware.
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
+    # Reliability: a lookup the resolver refused fails as UnsafeUrl before retry sees it.
+    "topics_crawler.middlewares.link_safety.RefusedAddressMiddleware": 560,
     "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
     "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
     "topics_crawler.secrets.MediumCookieMiddleware": 720,  # Reliability
@@ -84,7 +86,6 @@ STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
 # re-runs the parsers on them with no network (see topics_crawler/addons/replay.py).
 REPLAY_MODE = "off"
 REPLAY_DIR = ".scrapy/replay"
-HTTPCACHE_STORAGE = "scrapy.extensions.httpcache.FilesystemCacheStorage"
 HTTPCACHE_GZIP = True
 
 # --- Feeds and dataset ----------------------------------------------------------
@@ -155,6 +156,17 @@ HEALTH_MIN_ITEMS = {"story": 1}
 HEALTH_MAX_FAILURE_RATIO = 0.25
 HEALTH_MAX_REJECT_RATIO = 0.10
 
+# --- Control servers and outbound network ---------------------------------------
+# Scrapy's telnet console and remote-control HTTP server both run code: off unless
+# switched on; then they listen on 127.0.0.1 only and the telnet console needs
+# TELNETCONSOLE_PASSWORD (a generated one would be written to the log). Every fetched
+# host is checked after DNS resolution (topics_crawler/resolver.py); tldextract uses
+# its bundled public suffix list and never downloads one (topics_crawler/__init__.py).
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+TWISTED_DNS_RESOLVER = "topics_crawler.resolver.SafeAddressResolver"
+LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fetched
+
 # --- Tag history (GraphQL) ---
 # -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
 # (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP; see topics_crawler/spiders/_history.py.
@@ -207,6 +219,14 @@ REDIS_URL = os.environ.get("REDIS_URL")
 REDIS_KEY_PREFIX = "topics_crawler"
 REDIS_SOCKET_TIMEOUT = 10.0
 DISTRIBUTED_IDLE_CLOSE = 5.0
+# A request a worker took is leased to it until its page is on disk; a worker not heard
+# of for DISTRIBUTED_WORKER_TIMEOUT seconds is gone and its leases go back to the queue.
+# Workers remember the crawl they joined under DISTRIBUTED_STATE_DIR: a Redis that comes
+# back empty stops them with one line unless DISTRIBUTED_RESTART=1 (docs/deploy.md).
+DISTRIBUTED_WORKER_TIMEOUT = 15.0
+DISTRIBUTED_CHECKPOINT_INTERVAL = 1.0
+DISTRIBUTED_STATE_DIR = ".scrapy/distributed"
+DISTRIBUTED_RESTART = False
 # -s JOBDIR=crawls/<name>: a crash-safe job (topics_crawler/addons/resume.py): killed at
 # any moment, even with SIGKILL, the same command resumes it; feeds must append (-o).
 RESUME_CHECKPOINT_INTERVAL = 0.5  # seconds between journal commits (work a kill may redo)

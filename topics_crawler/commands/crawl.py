@@ -5,6 +5,10 @@ Spiders may define a ``check_arguments(**spider_args)`` class method raising
 process exists, so a typo in ``-a`` (or in the spider name) prints one error
 line — no traceback, no Scrapy start-up banner — and never half-starts a crawl.
 
+Every setting the project reads is checked the same way
+(:mod:`topics_crawler.settings_check`): ``-s RENDER_MODE=sometimes`` or an
+unwritable ``JOBDIR`` is one error line and exit status 2.
+
 Add-ons with a ``preflight(settings)`` check (dataset directory writable, Redis
 answering, a resume that would not overwrite output) run it at the same point:
 a crawl that cannot start says why in one line and exits with status 1.
@@ -34,6 +38,7 @@ from scrapy.utils.misc import load_object
 from topics_crawler.errors import CrawlNotStarted
 from topics_crawler.exporters import ParquetItemExporter
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
+from topics_crawler.settings_check import settings_error
 
 if TYPE_CHECKING:
     import argparse
@@ -144,6 +149,9 @@ class Command(ScrapyCrawlCommand):
         feed_error = feed_append_error(self.settings)
         if feed_error is not None:
             refuse(f"scrapy crawl {args[0]}: error: {feed_error}")
+        bad_setting = settings_error(self.settings)
+        if bad_setting is not None:
+            refuse(f"scrapy crawl {args[0]}: error: {bad_setting}")
         not_started = preflight_error(self.settings)
         if not_started is not None:
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {not_started}", 1)
