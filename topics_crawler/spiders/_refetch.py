@@ -25,13 +25,12 @@ REFETCH_META = "state_refetch"
 #: Meta Scrapy sets for one download, which a new request must not carry (see Scrapy's
 #: MetaCopyDetectionMiddleware): the re-request is a new request, with its own retries.
 DOWNLOAD_META = frozenset({"download_latency", "retry_times", "cache_timestamp", "_dont_cache"})
-#: Starts of the errors ``pages/_document.py`` records for state JSON that does not decode.
-BROKEN_STATE_ERRORS = ("broken Apollo state", "broken legacy state")
 
 
 def has_broken_state(result: PageResult) -> bool:
-    """True when the page carried embedded state JSON that could not be decoded."""
-    return any(error.startswith(BROKEN_STATE_ERRORS) for error in result.errors)
+    """True when the page carried embedded state JSON that could not be decoded
+    (the document's typed ``broken_state`` signal, never the error text)."""
+    return result.signal("broken_state") is not None
 
 
 def refetch_request(
