@@ -76,6 +76,7 @@ def test_broken_state_is_a_typed_signal_not_an_error_string() -> None:
     response = author_response(broken=True)
     result = parse_page(response.body, CANONICAL, kind="author")
     signal = result.signal("broken_state")
-    assert signal is not None and signal.what == "apollo_state"
+    assert signal is not None
+    assert signal.what == "apollo_state"
     result.errors.clear()  # the decision never reads the error text
     assert has_broken_state(result)
