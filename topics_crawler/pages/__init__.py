@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from topics_crawler.layers import pick
+from topics_crawler.pages._completeness import browser_signal, missing_data
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import (
     FetchAgain,
@@ -35,6 +36,7 @@ __all__ = [
     "PageKind",
     "PageResult",
     "detect_kind",
+    "missing_data",
     "parse_page",
     "pick",
     "unique_links",
@@ -97,4 +99,6 @@ def parse_page(
             result.errors.append(reason)
     for signal in doc.signals:
         result.add_signal(signal)
+    if (needs_browser := browser_signal(result)) is not None:
+        result.add_signal(needs_browser)
     return result
