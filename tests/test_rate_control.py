@@ -127,10 +127,10 @@ def test_a_429_sets_the_slot_delay_pauses_the_slot_and_records_the_rate() -> Non
     middleware, slot, clock = make_middleware()
     for _ in range(20):
         clock[0] += 0.05
-        middleware.process_response(request(), Response(URL, status=200))
+        middleware.response_downloaded(Response(URL, status=200), request())
     assert slot.delay == 0.0  # no limit seen yet, no ceiling on this host
     limited = Response(URL, status=429, headers={"Retry-After": "2"})
-    assert middleware.process_response(request(), limited) is limited  # the retry is elsewhere
+    middleware.response_downloaded(limited, request())  # the retry is the retry middleware's
     assert slot.delay > 0
     assert slot.lastseen == pytest.approx(clock[0] + 2)  # the slot's queue resumes then
     stats = middleware.crawler.stats

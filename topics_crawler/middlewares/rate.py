@@ -160,10 +160,11 @@ class SlotRate:
         return self._decrease(now, sent_at, self.policy.error_decrease)
 
     def served_rate(self, now: float) -> float | None:
-        """Successful responses per second over the window (None before any)."""
+        """Successful responses per second over the window (None before any). The span is
+        at least a second: a burst the server allowed at the start is not its rate."""
         if not self.successes or self.first_seen is None:
             return None
-        span = min(self.policy.window, max(now - self.first_seen, 1e-3))
+        span = min(self.policy.window, max(now - self.first_seen, 1.0))
         return sum(1 for t in self.successes if t >= now - span) / span
 
     def _decrease(self, now: float, sent_at: float, factor: float) -> bool:
@@ -181,8 +182,10 @@ class SlotRate:
 
 
 class AdaptiveRateMiddleware:
-    """Downloader middleware (see the module docstring); sits closer to the downloader
-    than the retry middleware, so it sees each 429 before it becomes a retry."""
+    """Downloader middleware (see the module docstring): reads every response from the
+    ``response_downloaded`` signal, download errors in ``process_exception`` (it sits
+    closer to the downloader than the retry middleware) and not-before times in
+    ``process_request``."""
 
     def __init__(self, crawler: Crawler, policy: RatePolicy) -> None:
         self.crawler = crawler
@@ -207,6 +210,7 @@ class AdaptiveRateMiddleware:
             raise NotConfigured("AutoThrottle owns slot.delay")
         middleware = cls(crawler, RatePolicy.from_settings(settings))
         crawler.signals.connect(middleware.reached_downloader, signals.request_reached_downloader)
+        crawler.signals.connect(middleware.response_downloaded, signals.response_downloaded)
         return middleware
 
     def reached_downloader(self, request: Request, spider: Spider | None = None) -> None:
@@ -230,10 +234,15 @@ class AdaptiveRateMiddleware:
         rate.pause_until = max(rate.pause_until, now + float(not_before) - time.time())
         self._apply(key, slot, rate, now)
 
-    def process_response(self, request: Request, response: Response) -> Response:
+    def response_downloaded(
+        self, response: Response, request: Request, spider: Spider | None = None
+    ) -> None:
+        """Every response, as it arrives: the downloader sends this signal before its
+        slot sends the next request (as AutoThrottle reads it), so a 429's slow-down
+        and pause apply to that very next request."""
         found = self._slot(request)
         if found is None:
-            return response
+            return
         key, slot, rate = found
         now = self.clock()
         retry_after = parse_retry_after(response.headers.get(b"Retry-After"))
@@ -253,7 +262,6 @@ class AdaptiveRateMiddleware:
         else:
             rate.succeeded(now)
         self._apply(key, slot, rate, now)
-        return response
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         if not isinstance(exception, self.exceptions):
