@@ -36,6 +36,7 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
     # Reliability: a lookup the resolver refused fails as UnsafeUrl before retry sees it.
     "topics_crawler.middlewares.link_safety.RefusedAddressMiddleware": 560,
+    "topics_crawler.middlewares.rate.AdaptiveRateMiddleware": 565,  # Politeness
     "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
     "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
     "topics_crawler.secrets.MediumCookieMiddleware": 720,  # Reliability
@@ -56,10 +57,13 @@ USER_AGENT = (
     "research crawler for Medium tag pages)"
 )
 ROBOTSTXT_OBEY = True
-AUTOTHROTTLE_ENABLED = True
-AUTOTHROTTLE_START_DELAY = 1.0
-AUTOTHROTTLE_MAX_DELAY = 30.0
-AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+# The adaptive rate control (topics_crawler/middlewares/rate.py) owns every slot's delay;
+# AutoThrottle stays off (two writers of slot.delay fight). RATE_CEILINGS: requests/s per
+# host (and its subdomains) at most; see README "Politeness".
+AUTOTHROTTLE_ENABLED = False
+RATE_CONTROL_ENABLED = True
+RATE_CEILINGS = {"medium.com": 5.0}
+RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, learned from 429s
 DOWNLOAD_TIMEOUT = 30
 RETRY_TIMES = 3
 
@@ -110,6 +114,7 @@ DATASET_MANIFEST_SETTINGS = [
     "CONCURRENT_REQUESTS_PER_DOMAIN",
     "DOWNLOAD_DELAY",
     "AUTOTHROTTLE_ENABLED",
+    "RATE_CEILINGS",
     "DEPTH_LIMIT",
     "CLOSESPIDER_ITEMCOUNT",
     "CLOSESPIDER_PAGECOUNT",
@@ -137,14 +142,15 @@ DEDUPE_STATE = None
 DEDUPE_EMIT_ALL = False
 
 # --- Reliability -----------------------------------------------------------------
-# Retries wait (Retry-After, capped; else exponential backoff) without blocking the reactor
-# and slow the download slot down on 429s; challenge pages and sign-in walls are retried,
-# then failed as challenge / signin_wall; hostile URLs are refused; session secrets go to
-# medium.com only and never into logs. See topics_crawler/middlewares/ and extensions/.
+# Retries are returned at once with a not-before time (Retry-After, capped; else exponential
+# backoff) that their download slot honours; 429s slow the slot down; challenge pages and
+# sign-in walls are retried, then failed as challenge / signin_wall; hostile URLs are
+# refused; session secrets go to medium.com only and never into logs. See
+# topics_crawler/middlewares/ and extensions/.
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 RETRY_BACKOFF_BASE = 1.0  # seconds before the first retry, doubled for each further one
 RETRY_BACKOFF_MAX = 60.0
-RETRY_AFTER_MAX = 300.0  # cap on a server's Retry-After (and on a rate-limited slot's delay)
+RETRY_AFTER_MAX = 300.0  # cap on a server's Retry-After (and on a slot's pause)
 RETRY_AFTER_LONG_WAIT = 30.0  # waits at least this long are logged as warnings
 BLOCKED_RETRY_TIMES = 2
 LINK_SAFETY_ALLOWED_HOSTS: list[str] = []  # hosts besides Medium's that may be fetched

@@ -20,6 +20,7 @@ import lxml.html
 from lxml import etree
 
 from topics_crawler.normalize import format_timestamp
+from topics_crawler.pages._result import FetchAgain
 from topics_crawler.pages._state import (
     ApolloState,
     StateError,
@@ -80,6 +81,8 @@ class Document:
         self.now = scraped_at or datetime.now(UTC)
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
+        #: Typed "fetch this again" signals found while reading the page (broken state).
+        self.signals: list[FetchAgain] = []
         self._markers: dict[str, bool] = {}
 
     def error(self, reason: str) -> None:
@@ -201,6 +204,7 @@ class Document:
             data = find_apollo_state(self.text)
         except StateError as exc:
             self.error(f"broken Apollo state: {exc}")
+            self.signals.append(FetchAgain("broken_state", "apollo_state", str(exc)))
             return None
         return ApolloState(data) if data is not None else None
 
@@ -211,6 +215,7 @@ class Document:
             return find_legacy_state(self.text)
         except StateError as exc:
             self.error(f"broken legacy state: {exc}")
+            self.signals.append(FetchAgain("broken_state", "legacy_state", str(exc)))
             return None
 
     @cached_property
