@@ -202,7 +202,7 @@ class Document:
     def apollo(self) -> ApolloState | None:
         """The Apollo cache of a 2019+ page for the parsers not yet on :attr:`state`."""
         data = self._apollo_cache
-        return ApolloState(data) if data is not None else None
+        return ApolloState(data, self.apollo_state) if data is not None else None
 
     @cached_property
     def apollo_state(self) -> State | None:

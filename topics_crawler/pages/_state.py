@@ -21,6 +21,7 @@ from topics_crawler.pages.state.decode import (
     strip_xssi,
 )
 from topics_crawler.pages.state.keys import split_field_key
+from topics_crawler.pages.state.reader import Node, State
 
 __all__ = [
     "APOLLO_MARKERS",
@@ -44,8 +45,20 @@ class ApolloState:
       nested objects live under generated keys such as ``$Post:<id>.previewContent``.
     """
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], reader: State | None = None) -> None:
         self.data = data
+        self._reader = reader
+
+    @property
+    def reader(self) -> State:
+        """The same cache through the typed reader (:class:`~topics_crawler.pages.state.State`)."""
+        if self._reader is None:
+            self._reader = State.from_apollo(self.data)
+        return self._reader
+
+    def node(self, value: dict[str, Any]) -> Node:
+        """``value`` (an entity of this cache) as a reader node."""
+        return Node(self.reader, value, "")
 
     def __contains__(self, key: str) -> bool:
         return key in self.data
