@@ -275,6 +275,16 @@ class State:
             self._inline[(typename, entity_id)] = merged
 
 
+def _is_plain(value: Any) -> bool:
+    if isinstance(value, list):
+        return len(value) <= 10_000 and all(_is_plain_scalar(item) for item in value)
+    return _is_plain_scalar(value)
+
+
+def _is_plain_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
 def _has_arguments(key: str) -> bool:
     return "(" in key or ":" in key
 
@@ -312,6 +322,27 @@ class Node:
         """The object's ``id`` (a string id; numbers are not ids)."""
         value = self.raw.get("id")
         return value if isinstance(value, str) and value else None
+
+    def fields(self) -> builtins.list[builtins.str]:
+        """The object's field keys as stored (calls keep their arguments), in order."""
+        return [key for key in self.raw if isinstance(key, builtins.str)]
+
+    def scalars(self) -> dict[builtins.str, Any]:
+        """The object's plain values — strings, numbers, booleans, nulls and lists of
+        them — by field key, without ``__typename`` (e.g. a paging cursor)."""
+        return {
+            key: value
+            for key, value in self.raw.items()
+            if isinstance(key, builtins.str) and key != "__typename" and _is_plain(value)
+        }
+
+    def children(self) -> Iterator[tuple[builtins.str, Node]]:
+        """``(field key, node)`` for every object-valued field (references followed), in
+        order; other values are skipped without a note."""
+        for key in self.fields():
+            value = self.state.resolve(self.raw[key])
+            if isinstance(value, dict):
+                yield key, Node(self.state, value, reference_key(self.raw[key]) or "")
 
     def has(self, name: builtins.str) -> builtins.bool:
         """True when the field (or a call of it) is present, whatever its value."""
