@@ -39,15 +39,27 @@ _UTF8_HTML_PARSER = lxml.html.HTMLParser(encoding="utf-8")
 
 
 def decode_body(body: bytes | str, encoding: str | None = None) -> str:
-    """Text of a page body: the declared encoding, else UTF-8, never raising."""
+    """Text of a page body: the encoding its byte order mark names, else the declared
+    one, else UTF-8, never raising."""
     return _decode(body, encoding)[0]
+
+
+#: Byte order marks that name the encoding whatever the page declares (UTF-32 first: its
+#: little-endian mark starts with UTF-16's). A UTF-8 mark is left to the UTF-8 decoder.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
     """:func:`decode_body` plus the codec that read the bytes cleanly (None: str or lossy)."""
     if isinstance(body, str):
         return body, None
-    for candidate in (encoding, "utf-8"):
+    bom = next((codec for mark, codec in _BOMS if body.startswith(mark)), None)
+    for candidate in (bom, encoding, "utf-8"):
         if not candidate:
             continue
         try:
