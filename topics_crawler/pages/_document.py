@@ -9,7 +9,6 @@ recorded in :attr:`Document.errors` instead of raised.
 from __future__ import annotations
 
 import codecs
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import cached_property
@@ -21,7 +20,13 @@ from lxml import etree
 
 from topics_crawler.normalize import format_timestamp
 from topics_crawler.pages._state import ApolloState
-from topics_crawler.pages.state import State, StateError, find_apollo_state, find_legacy_state
+from topics_crawler.pages.state import (
+    State,
+    StateError,
+    find_apollo_state,
+    find_legacy_state,
+    load_json,
+)
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 
@@ -180,8 +185,8 @@ class Document:
             if not raw:
                 continue
             try:
-                value = json.loads(raw)
-            except json.JSONDecodeError:
+                value = load_json(raw)
+            except StateError:
                 self.error("broken JSON-LD")
                 continue
             for obj in value if isinstance(value, list) else [value]:

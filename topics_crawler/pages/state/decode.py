@@ -98,12 +98,16 @@ def _legacy_texts(text: str) -> Iterator[str]:
         yield html.unescape(text)
 
 
-def parse_json_payload(text: str) -> Any:
-    """Decode a ``?format=json`` / GraphQL body (XSSI guard stripped); raises StateError."""
-    body = strip_xssi(text).strip()
+def load_json(text: str) -> Any:
+    """``json.loads`` that raises only :class:`StateError` (broken, or nested too deeply)."""
     try:
-        return json.loads(body)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise StateError(f"not JSON: {exc.msg} (offset {exc.pos})") from exc
     except RecursionError as exc:
         raise StateError("JSON nested too deeply") from exc
+
+
+def parse_json_payload(text: str) -> Any:
+    """Decode a ``?format=json`` / GraphQL body (XSSI guard stripped); raises StateError."""
+    return load_json(strip_xssi(text).strip())
