@@ -2,7 +2,7 @@
 
 Nodes are GraphQL ``Post`` objects with their creator and collection inlined,
 the same shape as an Apollo-3 ``Post`` entity with nested objects, so the
-card code reads them (:func:`~topics_crawler.pages._cards.story_from_post`,
+card code reads them (:func:`~topics_crawler.pages._posts.listing_story`,
 :func:`~topics_crawler.pages._entities.author_from_apollo`,
 :func:`~topics_crawler.pages._entities.publication_from_apollo`) over an
 empty :class:`~topics_crawler.pages._state.ApolloState`.
@@ -15,8 +15,8 @@ from typing import Any
 from topics_crawler.graphql.response import ArchivePage
 from topics_crawler.items import Item
 from topics_crawler.normalize import unique
-from topics_crawler.pages._cards import story_from_post
 from topics_crawler.pages._entities import author_from_apollo, publication_from_apollo
+from topics_crawler.pages._posts import listing_story
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._state import ApolloState
 from topics_crawler.urls import MediumLink, classify_url
@@ -29,7 +29,7 @@ def archive_result(page: ArchivePage, url: str, scraped_at: str) -> PageResult:
     links to each (recognised by URL pattern, like every other link)."""
     domains = _custom_domains(page.nodes)
     result = PageResult(kind="json", url=url)
-    stories = [story_from_post(_INLINE, node, scraped_at) for node in page.nodes]
+    stories = [listing_story(_INLINE.node(node), scraped_at) for node in page.nodes]
     people = [item for node in page.nodes for item in _node_entities(node, scraped_at)]
     result.items = [*stories, *_unique_entities(people)]
     links: list[MediumLink | None] = []
