@@ -29,7 +29,7 @@ from topics_crawler.normalize import clean_text, parse_count, parse_timestamp, u
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._posts import listing_story
 from topics_crawler.pages._result import unique_links
-from topics_crawler.urls import MEDIUM_HOST, MediumLink, classify_url
+from topics_crawler.urls import MEDIUM_HOST, MediumLink, classify_url, post_id_from_url
 
 MEMBER_ONLY_LABEL = "member-only story"
 #: Fields where the reader-visible HTML wins over the state.
@@ -65,6 +65,12 @@ class PageLinks:
         self.base = base
         self.domains = list(domains)
         self._known: dict[str, MediumLink | None] = {}
+
+    def add_domain(self, host: str) -> None:
+        """Count ``host`` as a Medium custom domain from now on."""
+        if host not in self.domains:
+            self.domains.append(host)
+            self._known.clear()
 
     def __call__(self, href: str | None) -> MediumLink | None:
         if not href:
@@ -136,6 +142,8 @@ def _card_elements(
         if taken and any(ancestor in taken for ancestor in element.iterancestors()):
             continue
         link = _story_link_of(element, links)
+        if link is None and _adopt_story_host(element, links):
+            link = _story_link_of(element, links)
         if link is not None:
             taken.add(element)
             found.append((element, link))
@@ -148,6 +156,28 @@ def _story_link_of(element: lxml.html.HtmlElement, links: PageLinks) -> MediumLi
         if link is not None and link.kind == "story":
             return link
     return None
+
+
+def _adopt_story_host(element: lxml.html.HtmlElement, links: PageLinks) -> bool:
+    """A card a reader recognises — a Medium author link beside a story-shaped link
+    (``https://<host>/<slug>-<post id>``) — names its publication's custom domain even when
+    the page's state does not; adopt that host. True when one was adopted."""
+    hrefs = element_hrefs(element)
+    if not any((link := links(href)) is not None and link.kind == "author" for href in hrefs):
+        return False
+    for href in hrefs:
+        try:
+            parts = urlsplit(href)
+            host = (parts.hostname or "").lower()
+            post_id = post_id_from_url(href)
+        except ValueError:  # "Invalid IPv6 URL" and the like: not a link anyone follows
+            continue
+        segments = [s for s in parts.path.split("/") if s]
+        story_shaped = parts.scheme in ("http", "https") and host and len(segments) == 1
+        if story_shaped and post_id and links(href) is None:
+            links.add_domain(host)
+            return True
+    return False
 
 
 def _anchors_of_kind(

@@ -27,6 +27,7 @@ from topics_crawler.fingerprint import CANONICAL_URL_META
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
+from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._history import (
@@ -191,6 +192,7 @@ class TopicsSpider(Spider):
         )
         stats = self.crawler.stats
         stats.inc_value(f"parse/pages/{kind}")
+        record_coverage(stats, kind, result)
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
