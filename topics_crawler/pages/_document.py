@@ -169,7 +169,7 @@ class Document:
                 continue
             try:
                 value = json.loads(raw)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):  # nesting past the decoder: broken too
                 self.error("broken JSON-LD")
                 continue
             for obj in value if isinstance(value, list) else [value]:

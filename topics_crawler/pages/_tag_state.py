@@ -25,7 +25,7 @@ from typing import Any
 from topics_crawler.normalize import clean_text, parse_count, tag_slug, unique
 from topics_crawler.pages._entities import lower_id
 from topics_crawler.pages._posts import listed_posts
-from topics_crawler.pages.state import Call, Node, State
+from topics_crawler.pages.state import Call, Node, State, kind_of
 
 #: 2019 ``Topic`` listings → section keys, in page order.
 TOPIC_LISTINGS = (
@@ -139,16 +139,24 @@ def _read_root_calls(root: Node, found: TagState) -> None:
                 },
             )
     for call in root.calls("relatedTags"):
-        if _names_tag(call, found.slug):
+        if _names_tag(call, found.slug) and _is_list(root, call):
             _fill(found.fields, {"related_tags": _slugs(call.nodes)})
     for call in root.calls("tagTopWriters"):
-        if _names_tag(call, found.slug):
+        if _names_tag(call, found.slug) and _is_list(root, call):
             found.writers += [_unwrap(node) for node in call.nodes]
     for call in root.calls("tagFeed"):
         if _names_tag(call, found.slug):
             mode = call.args.get("mode")
             key = f"tag_feed_{mode.lower()}" if isinstance(mode, str) and mode else "tag_feed"
             _add_section(found, key, listed_posts(call.node))
+
+
+def _is_list(root: Node, call: Call) -> bool:
+    """True when the call's value is a list; anything else but null is noted."""
+    if isinstance(call.raw, list) or call.raw is None:
+        return isinstance(call.raw, list)
+    root.state.note(f"{root.key or 'ROOT_QUERY'}.{call.key} is {kind_of(call.raw)}, not a list")
+    return False
 
 
 def _names_tag(call: Call, slug: str | None) -> bool:
