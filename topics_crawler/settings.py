@@ -161,6 +161,11 @@ HEALTH_ENABLED = True
 HEALTH_MIN_ITEMS = {"story": 1}
 HEALTH_MAX_FAILURE_RATIO = 0.25
 HEALTH_MAX_REJECT_RATIO = 0.10
+# Drift alarm: least share of parsed pages of a kind that must give each of its core fields
+# (topics_crawler.pages.coverage); "<kind>/<field>" keys set one field. Judged from
+# HEALTH_COVERAGE_MIN_PAGES pages of the kind on.
+HEALTH_MIN_COVERAGE = {"tag": 0.5, "story": 0.5, "author": 0.5, "publication": 0.5}
+HEALTH_COVERAGE_MIN_PAGES = 1
 
 # --- Control servers and outbound network ---------------------------------------
 # Scrapy's telnet console and remote-control HTTP server both run code: off unless

@@ -34,6 +34,7 @@ from topics_crawler.fingerprint import CANONICAL_URL_META
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
+from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (
@@ -243,6 +244,7 @@ class TopicsSpider(Spider):
         kind = kind or result.kind
         stats = self.crawler.stats
         stats.inc_value(f"parse/pages/{kind}")
+        record_coverage(stats, kind, result)
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
