@@ -48,13 +48,9 @@ class CrashSafeResume:
         if not settings.get("JOBDIR") or settings.get("REDIS_URL"):
             raise NotConfigured
         check_or_log(self.preflight, settings)
-        if settings.get("DATASET_DIR"):
-            logger.warning(
-                "DATASET_DIR is not covered by the crash-safe JOBDIR: a killed run's staging "
-                "files are not merged; add an appending JSON lines feed (-o items.jsonl)"
-            )
         settings.set("SCHEDULER", SCHEDULER, priority="addon")
-        settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
+        if not settings.get("DATASET_DIR"):  # a dataset's stage holds the dedupe state then
+            settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
         settings["SPIDER_MIDDLEWARES"].set(TRACKER, TRACKER_PRIORITY, priority="addon")
 
     @staticmethod

@@ -9,9 +9,10 @@ Add-ons with a ``preflight(settings)`` check (dataset directory writable, Redis
 answering, a resume that would not overwrite output) run it at the same point:
 a crawl that cannot start says why in one line and exits with status 1.
 
-A crawl whose health checks failed (stat ``health/failed``, set by
-:class:`topics_crawler.extensions.health.CrawlHealth`), or that closed for a
-reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
+A crawl where a write failed (stat ``write_failed``, see
+:func:`topics_crawler.errors.record_write_failure`), whose health checks failed (stat
+``health/failed``, set by :class:`topics_crawler.extensions.health.CrawlHealth`), or that
+closed for a reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
 ``shutdown``…), exits with status 1.
 """
 
@@ -25,7 +26,7 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
-from topics_crawler.errors import CrawlNotStarted
+from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def crawl_failed(crawler: Crawler) -> bool:
     stats = crawler.stats
     if stats is None:
         return False
-    if stats.get_value(HEALTH_FAILED_STAT):
+    if stats.get_value(HEALTH_FAILED_STAT) or stats.get_value(WRITE_FAILED_STAT):
         return True
     reason = str(stats.get_value("finish_reason") or "finished")
     return reason != "finished" and not reason.startswith("closespider_")
