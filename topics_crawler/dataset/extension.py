@@ -151,7 +151,11 @@ class DatasetExtension:
         lock.acquire(self.dataset_dir)
         try:
             self.recover()
+            resumed = self.stage_path.exists()
             self.stage = Stage.open(self.stage_path)
+            for entity in ENTITIES if resumed else ():
+                count = self.stage.count(entity.item_type)
+                self.crawler.stats.set_value(f"dataset/resumed/{entity.item_type}", count)
         except (OSError, sqlite3.Error) as exc:
             self._fail(exc, self.dataset_dir)
             return

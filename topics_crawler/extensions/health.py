@@ -97,13 +97,15 @@ def ratio(part: int, whole: int) -> float:
 def _min_items_check(
     item_type: str, minimum: int, exported: int, stats: Mapping[str, Any]
 ) -> CheckResult:
-    """Valid entities found: exported now, or unchanged since the last run (an
-    incremental crawl that finds nothing new is healthy)."""
+    """Valid entities found: exported now, unchanged since the last run (an
+    incremental crawl that finds nothing new is healthy), or staged by the killed
+    process of a resumed dataset job (``dataset/resumed/<type>``)."""
     unchanged = int(stats.get(f"dedupe/unchanged/{item_type}", 0))
-    found = exported + unchanged
-    detail = (
-        f"{found} {item_type} items ({exported} exported, {unchanged} unchanged), minimum {minimum}"
-    )
+    resumed = int(stats.get(f"dataset/resumed/{item_type}", 0))
+    found = exported + unchanged + resumed
+    detail = f"{found} {item_type} items ({exported} exported, {unchanged} unchanged"
+    detail += f", {resumed} staged before the resume)" if resumed else ")"
+    detail += f", minimum {minimum}"
     return CheckResult(f"min_items/{item_type}", found >= minimum, detail)
 
 
