@@ -28,6 +28,8 @@ from itemadapter import ItemAdapter
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
+from topics_crawler.errors import WRITE_FAILED_REASON
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
@@ -168,6 +170,9 @@ class CrawlHealth:
         self.items[str(item_type)] += 1
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
+        if reason == WRITE_FAILED_REASON:  # already failed, with its one line
+            logger.info("Health checks skipped: the crawl stopped on a failed write")
+            return
         results = evaluate(self.config, self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]
         for result in failed:
