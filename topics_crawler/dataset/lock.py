@@ -53,6 +53,12 @@ def holder_line(holder: dict[str, Any]) -> str:
     return f"pid {holder.get('pid')} on {holder.get('host')} since {holder.get('since')}{tail}"
 
 
+def command_line() -> str:
+    """This process's command line, ``scrapy …`` for Scrapy's command runner."""
+    program = "scrapy" if "scrapy" in sys.argv[0] else Path(sys.argv[0]).name
+    return " ".join([program, *sys.argv[1:]])
+
+
 def _read_holder(handle: IO[str]) -> dict[str, Any]:
     handle.seek(0)
     try:
@@ -92,7 +98,7 @@ def acquire(directory: Path) -> DatasetLock:
         "pid": os.getpid(),
         "host": socket.gethostname(),
         "since": f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}",
-        "command": " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:300],
+        "command": command_line()[:300],
     }
     handle.seek(0)
     handle.truncate()
