@@ -97,6 +97,12 @@ HTTPCACHE_GZIP = True
 # zstd, one row group per PARQUET_ROW_GROUP_SIZE rows) and CSV with lists/dicts as JSON
 # text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
+# Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
+# journal flushes at each checkpoint (topics_crawler/feeds.py).
+FEED_STORAGES = {
+    "": "topics_crawler.feeds.CheckedFileFeedStorage",
+    "file": "topics_crawler.feeds.CheckedFileFeedStorage",
+}
 FEED_EXPORTERS = {
     "parquet": "topics_crawler.exporters.ParquetItemExporter",
     "csv": "topics_crawler.exporters.CsvItemExporter",

@@ -17,9 +17,10 @@ A Parquet feed given with ``-o`` (append) whose file already holds data is refus
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
 and finding out at the end of the crawl would lose what it scraped.
 
-A crawl whose health checks failed (stat ``health/failed``, set by
-:class:`topics_crawler.extensions.health.CrawlHealth`), or that closed for a
-reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
+A crawl where a write failed (stat ``write_failed``, see
+:func:`topics_crawler.errors.record_write_failure`), whose health checks failed (stat
+``health/failed``, set by :class:`topics_crawler.extensions.health.CrawlHealth`), or that
+closed for a reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
 ``shutdown``…), exits with status 1.
 """
 
@@ -35,7 +36,7 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
-from topics_crawler.errors import CrawlNotStarted
+from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted
 from topics_crawler.exporters import ParquetItemExporter
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
 from topics_crawler.settings_check import settings_error
@@ -102,7 +103,7 @@ def crawl_failed(crawler: Crawler) -> bool:
     stats = crawler.stats
     if stats is None:
         return False
-    if stats.get_value(HEALTH_FAILED_STAT):
+    if stats.get_value(HEALTH_FAILED_STAT) or stats.get_value(WRITE_FAILED_STAT):
         return True
     reason = str(stats.get_value("finish_reason") or "finished")
     return reason != "finished" and not reason.startswith("closespider_")

@@ -33,8 +33,6 @@ class FetchAgain:
     detail: str = ""
 
 
-
-
 @dataclass(frozen=True)
 class ListingCursor:
     """Where the next page of a listing starts, exactly as the page gives it.
