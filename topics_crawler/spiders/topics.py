@@ -244,12 +244,12 @@ class TopicsSpider(Spider):
         kind = kind or result.kind
         stats = self.crawler.stats
         stats.inc_value(f"parse/pages/{kind}")
-        record_coverage(stats, kind, result)
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
         if (again := self.refetch(response, result)) is not None:
             return again
+        record_coverage(stats, kind, result)  # only the parse whose result is kept
         if not result.items:
             stats.inc_value(f"parse/failed/{kind}")
             self.logger.error("No %s data on %s", kind, response.url)
