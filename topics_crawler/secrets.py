@@ -58,6 +58,18 @@ def secret_values(
     return found
 
 
+def redact_arguments(arguments: Iterable[str]) -> list[str]:
+    """Command-line ``arguments`` with the value of every secret setting replaced
+    (``-s MEDIUM_COOKIE=…``, ``--set=MEDIUM_SID=…``), for anything that records them."""
+    redacted = []
+    for argument in arguments:
+        option = next((o for o in ("--set=", "-s") if argument.startswith(o)), "")
+        name, sep, _value = argument[len(option) :].partition("=")
+        secret = sep and name in SECRET_NAMES
+        redacted.append(f"{option}{name}={REDACTED}" if secret else argument)
+    return redacted
+
+
 def cookie_header(secrets: Mapping[str, str]) -> str | None:
     """The ``Cookie`` header value for medium.com requests, or None without secrets."""
     parts = [secrets["MEDIUM_COOKIE"]] if "MEDIUM_COOKIE" in secrets else []

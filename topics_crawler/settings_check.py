@@ -186,6 +186,38 @@ def key_prefix(value: Any, settings: BaseSettings) -> str | None:
     return None
 
 
+def number_map(minimum: float = 0.0, maximum: float | None = None) -> Check:
+    """``{name: number within [minimum, maximum]}`` (a dict, or its JSON)."""
+
+    def check(value: Any, settings: BaseSettings) -> str | None:
+        try:
+            mapping = json.loads(value) if isinstance(value, str) else value
+        except ValueError:
+            return f"{value!r} is not a JSON object"
+        if not isinstance(mapping, Mapping):
+            return f"{value!r} is not a JSON object"
+        within = number(minimum=minimum, maximum=maximum)
+        for key, item in mapping.items():
+            problem = within(item, settings) if not isinstance(item, bool) else "not a number"
+            if problem is not None:
+                return f"{key}: {problem}"
+        return None
+
+    return check
+
+
+def status_list(value: Any, settings: BaseSettings) -> str | None:
+    """HTTP status codes, as a list or comma-separated."""
+    try:
+        codes = _items(value)
+    except TypeError:
+        return f"{value!r} is not a list of HTTP status codes"
+    for code in codes:
+        if not code.isdigit() or not 100 <= int(code) <= 599:
+            return f"{code!r} is not an HTTP status code"
+    return None
+
+
 def loopback_host(value: Any, settings: BaseSettings) -> str | None:
     """Control servers listen on the loopback interface only."""
     if str(value).strip().lower() in ("127.0.0.1", "::1", "localhost"):
@@ -213,6 +245,14 @@ RULES: dict[str, Check] = {
     "MEDIUM_BASE_URL": http_url,
     "ROBOTSTXT_OBEY": flag,
     "AUTOTHROTTLE_ENABLED": flag,
+    "RATE_CONTROL_ENABLED": flag,
+    "RATE_CEILINGS": number_map(minimum=0.0),
+    "RATE_CEILING": _POSITIVE,
+    "RATE_DECREASE": number(minimum=0.01, maximum=1.0),
+    "RATE_ERROR_DECREASE": number(minimum=0.01, maximum=1.0),
+    "RATE_INCREASE": _POSITIVE,
+    "RATE_MIN": number(minimum=0.001),
+    "RATE_WINDOW": number(minimum=0.1),
     "AUTOTHROTTLE_START_DELAY": _POSITIVE,
     "AUTOTHROTTLE_MAX_DELAY": _POSITIVE,
     "AUTOTHROTTLE_TARGET_CONCURRENCY": number(minimum=0.01),
@@ -223,6 +263,9 @@ RULES: dict[str, Check] = {
     "LOG_LEVEL": choice("critical", "error", "warning", "info", "debug"),
     "LOG_FILE": writable_file,
     "LOGSTATS_INTERVAL": _POSITIVE,
+    "PROGRESS_FIRST_LOG": _POSITIVE,
+    "PROGRESS_LIVE": choice("auto", "on", "off"),
+    "PROGRESS_REFRESH": number(minimum=0.05),
     "DEPTH_LIMIT": _COUNT,
     "CLOSESPIDER_ITEMCOUNT": _COUNT,
     "CLOSESPIDER_PAGECOUNT": _COUNT,
@@ -256,6 +299,8 @@ RULES: dict[str, Check] = {
     # reliability
     "RETRY_ENABLED": flag,
     "RETRY_TIMES": _COUNT,
+    "RETRY_HTTP_CODES": status_list,
+    "RETRY_PRIORITY_ADJUST": number(whole=True),
     "RETRY_BACKOFF_BASE": _POSITIVE,
     "RETRY_BACKOFF_MAX": _POSITIVE,
     "RETRY_AFTER_MAX": _POSITIVE,
@@ -267,6 +312,8 @@ RULES: dict[str, Check] = {
     "HEALTH_MIN_ITEMS": count_map,
     "HEALTH_MAX_FAILURE_RATIO": _RATIO,
     "HEALTH_MAX_REJECT_RATIO": _RATIO,
+    "HEALTH_MIN_COVERAGE": number_map(minimum=0.0, maximum=1.0),
+    "HEALTH_COVERAGE_MIN_PAGES": number(minimum=1, whole=True),
     # control servers
     "TELNETCONSOLE_ENABLED": telnet_console,
     "TELNETCONSOLE_HOST": loopback_host,
@@ -282,6 +329,7 @@ RULES: dict[str, Check] = {
     "RENDER_SETTLE_TIMEOUT": _POSITIVE,
     "PLAYWRIGHT_MAX_CONTEXTS": number(minimum=1, whole=True),
     "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": number(minimum=1, whole=True),
+    "PLAYWRIGHT_ABORT_REQUEST": importable,
     # distributed
     "REDIS_URL": redis_url,
     "REDIS_SOCKET_TIMEOUT": number(minimum=0.1),
