@@ -94,7 +94,8 @@ def parse_feed(doc: Document) -> PageResult:
             continue
         items.append(story)
     result.items = items
-    feed_host = (urlsplit(doc.url).hostname or "").lower()
+    feed_parts = split_url(doc.url)
+    feed_host = (feed_parts.hostname or "").lower() if feed_parts is not None else ""
     result.links = unique_links(
         _story_link(item, feed_host) for item in items if isinstance(item, Story)
     )
@@ -105,11 +106,11 @@ def _story_link(story: Story, feed_host: str) -> MediumLink | None:
     """Link to a feed story. A feed Medium serves lists a publication's stories under the
     publication's own domain: that domain counts as Medium's. A feed served from a custom
     domain vouches for that domain only."""
-    if not story.url:
+    parts = split_url(story.url) if story.url else None
+    if parts is None:
         return None
-    story_host = urlsplit(story.url).netloc
-    vouched = is_medium_domain(feed_host) or (urlsplit(story.url).hostname or "") == feed_host
-    return classify_url(story.url, custom_domains=[story_host] if vouched else [])
+    vouched = is_medium_domain(feed_host) or (parts.hostname or "") == feed_host
+    return classify_url(str(story.url), custom_domains=[parts.netloc] if vouched else [])
 
 
 def _channel(doc: Document) -> etree._Element | None:
