@@ -34,6 +34,9 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     # Reliability: None disables Scrapy's retry, replaced by RetryAfterMiddleware.
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
+    # Reliability: a lookup the resolver refused fails as UnsafeUrl before retry sees it.
+    "topics_crawler.middlewares.link_safety.RefusedAddressMiddleware": 560,
+    "topics_crawler.middlewares.rate.AdaptiveRateMiddleware": 565,  # Politeness
     "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
     "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
     "topics_crawler.secrets.MediumCookieMiddleware": 720,  # Reliability
@@ -54,10 +57,13 @@ USER_AGENT = (
     "research crawler for Medium tag pages)"
 )
 ROBOTSTXT_OBEY = True
-AUTOTHROTTLE_ENABLED = True
-AUTOTHROTTLE_START_DELAY = 1.0
-AUTOTHROTTLE_MAX_DELAY = 30.0
-AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+# The adaptive rate control (topics_crawler/middlewares/rate.py) owns every slot's delay;
+# AutoThrottle stays off (two writers of slot.delay fight). RATE_CEILINGS: requests/s per
+# host (and its subdomains) at most; see README "Politeness".
+AUTOTHROTTLE_ENABLED = False
+RATE_CONTROL_ENABLED = True
+RATE_CEILINGS = {"medium.com": 5.0}
+RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, learned from 429s
 DOWNLOAD_TIMEOUT = 30
 RETRY_TIMES = 3
 
@@ -84,7 +90,6 @@ STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
 # re-runs the parsers on them with no network (see topics_crawler/addons/replay.py).
 REPLAY_MODE = "off"
 REPLAY_DIR = ".scrapy/replay"
-HTTPCACHE_STORAGE = "scrapy.extensions.httpcache.FilesystemCacheStorage"
 HTTPCACHE_GZIP = True
 
 # --- Feeds and dataset ----------------------------------------------------------
@@ -92,6 +97,12 @@ HTTPCACHE_GZIP = True
 # zstd, one row group per PARQUET_ROW_GROUP_SIZE rows) and CSV with lists/dicts as JSON
 # text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
+# Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
+# journal flushes at each checkpoint (topics_crawler/feeds.py).
+FEED_STORAGES = {
+    "": "topics_crawler.feeds.CheckedFileFeedStorage",
+    "file": "topics_crawler.feeds.CheckedFileFeedStorage",
+}
 FEED_EXPORTERS = {
     "parquet": "topics_crawler.exporters.ParquetItemExporter",
     "csv": "topics_crawler.exporters.CsvItemExporter",
@@ -109,6 +120,7 @@ DATASET_MANIFEST_SETTINGS = [
     "CONCURRENT_REQUESTS_PER_DOMAIN",
     "DOWNLOAD_DELAY",
     "AUTOTHROTTLE_ENABLED",
+    "RATE_CEILINGS",
     "DEPTH_LIMIT",
     "CLOSESPIDER_ITEMCOUNT",
     "CLOSESPIDER_PAGECOUNT",
@@ -136,14 +148,15 @@ DEDUPE_STATE = None
 DEDUPE_EMIT_ALL = False
 
 # --- Reliability -----------------------------------------------------------------
-# Retries wait (Retry-After, capped; else exponential backoff) without blocking the reactor
-# and slow the download slot down on 429s; challenge pages and sign-in walls are retried,
-# then failed as challenge / signin_wall; hostile URLs are refused; session secrets go to
-# medium.com only and never into logs. See topics_crawler/middlewares/ and extensions/.
+# Retries are returned at once with a not-before time (Retry-After, capped; else exponential
+# backoff) that their download slot honours; 429s slow the slot down; challenge pages and
+# sign-in walls are retried, then failed as challenge / signin_wall; hostile URLs are
+# refused; session secrets go to medium.com only and never into logs. See
+# topics_crawler/middlewares/ and extensions/.
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 RETRY_BACKOFF_BASE = 1.0  # seconds before the first retry, doubled for each further one
 RETRY_BACKOFF_MAX = 60.0
-RETRY_AFTER_MAX = 300.0  # cap on a server's Retry-After (and on a rate-limited slot's delay)
+RETRY_AFTER_MAX = 300.0  # cap on a server's Retry-After (and on a slot's pause)
 RETRY_AFTER_LONG_WAIT = 30.0  # waits at least this long are logged as warnings
 BLOCKED_RETRY_TIMES = 2
 LINK_SAFETY_ALLOWED_HOSTS: list[str] = []  # hosts besides Medium's that may be fetched
@@ -154,6 +167,22 @@ HEALTH_ENABLED = True
 HEALTH_MIN_ITEMS = {"story": 1}
 HEALTH_MAX_FAILURE_RATIO = 0.25
 HEALTH_MAX_REJECT_RATIO = 0.10
+# Drift alarm: least share of parsed pages of a kind that must give each of its core fields
+# (topics_crawler.pages.coverage); "<kind>/<field>" keys set one field. Judged from
+# HEALTH_COVERAGE_MIN_PAGES pages of the kind on.
+HEALTH_MIN_COVERAGE = {"tag": 0.5, "story": 0.5, "author": 0.5, "publication": 0.5}
+HEALTH_COVERAGE_MIN_PAGES = 1
+
+# --- Control servers and outbound network ---------------------------------------
+# Scrapy's telnet console and remote-control HTTP server both run code: off unless
+# switched on; then they listen on 127.0.0.1 only and the telnet console needs
+# TELNETCONSOLE_PASSWORD (a generated one would be written to the log). Every fetched
+# host is checked after DNS resolution (topics_crawler/resolver.py); tldextract uses
+# its bundled public suffix list and never downloads one (topics_crawler/__init__.py).
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+TWISTED_DNS_RESOLVER = "topics_crawler.resolver.SafeAddressResolver"
+LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fetched
 
 # --- Tag history (GraphQL) ---
 # -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
@@ -207,6 +236,14 @@ REDIS_URL = os.environ.get("REDIS_URL")
 REDIS_KEY_PREFIX = "topics_crawler"
 REDIS_SOCKET_TIMEOUT = 10.0
 DISTRIBUTED_IDLE_CLOSE = 5.0
+# A request a worker took is leased to it until its page is on disk; a worker not heard
+# of for DISTRIBUTED_WORKER_TIMEOUT seconds is gone and its leases go back to the queue.
+# Workers remember the crawl they joined under DISTRIBUTED_STATE_DIR: a Redis that comes
+# back empty stops them with one line unless DISTRIBUTED_RESTART=1 (docs/deploy.md).
+DISTRIBUTED_WORKER_TIMEOUT = 15.0
+DISTRIBUTED_CHECKPOINT_INTERVAL = 1.0
+DISTRIBUTED_STATE_DIR = ".scrapy/distributed"
+DISTRIBUTED_RESTART = False
 # -s JOBDIR=crawls/<name>: a crash-safe job (topics_crawler/addons/resume.py): killed at
 # any moment, even with SIGKILL, the same command resumes it; feeds must append (-o).
 RESUME_CHECKPOINT_INTERVAL = 0.5  # seconds between journal commits (work a kill may redo)

@@ -5,6 +5,10 @@ Spiders may define a ``check_arguments(**spider_args)`` class method raising
 process exists, so a typo in ``-a`` (or in the spider name) prints one error
 line — no traceback, no Scrapy start-up banner — and never half-starts a crawl.
 
+Every setting the project reads is checked the same way
+(:mod:`topics_crawler.settings_check`): ``-s RENDER_MODE=sometimes`` or an
+unwritable ``JOBDIR`` is one error line and exit status 2.
+
 Add-ons with a ``preflight(settings)`` check (dataset directory writable, Redis
 answering, a resume that would not overwrite output) run it at the same point:
 a crawl that cannot start says why in one line and exits with status 1.
@@ -13,9 +17,10 @@ A Parquet feed given with ``-o`` (append) whose file already holds data is refus
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
 and finding out at the end of the crawl would lose what it scraped.
 
-A crawl whose health checks failed (stat ``health/failed``, set by
-:class:`topics_crawler.extensions.health.CrawlHealth`), or that closed for a
-reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
+A crawl where a write failed (stat ``write_failed``, see
+:func:`topics_crawler.errors.record_write_failure`), whose health checks failed (stat
+``health/failed``, set by :class:`topics_crawler.extensions.health.CrawlHealth`), or that
+closed for a reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
 ``shutdown``…), exits with status 1.
 """
 
@@ -31,9 +36,10 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
-from topics_crawler.errors import CrawlNotStarted
+from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted
 from topics_crawler.exporters import ParquetItemExporter
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
+from topics_crawler.settings_check import settings_error
 
 if TYPE_CHECKING:
     import argparse
@@ -97,7 +103,7 @@ def crawl_failed(crawler: Crawler) -> bool:
     stats = crawler.stats
     if stats is None:
         return False
-    if stats.get_value(HEALTH_FAILED_STAT):
+    if stats.get_value(HEALTH_FAILED_STAT) or stats.get_value(WRITE_FAILED_STAT):
         return True
     reason = str(stats.get_value("finish_reason") or "finished")
     return reason != "finished" and not reason.startswith("closespider_")
@@ -144,6 +150,9 @@ class Command(ScrapyCrawlCommand):
         feed_error = feed_append_error(self.settings)
         if feed_error is not None:
             refuse(f"scrapy crawl {args[0]}: error: {feed_error}")
+        bad_setting = settings_error(self.settings)
+        if bad_setting is not None:
+            refuse(f"scrapy crawl {args[0]}: error: {bad_setting}")
         not_started = preflight_error(self.settings)
         if not_started is not None:
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {not_started}", 1)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from scrapy import Request, Spider
@@ -33,6 +34,7 @@ from topics_crawler.fingerprint import CANONICAL_URL_META
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
+from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (
@@ -42,7 +44,7 @@ from topics_crawler.spiders._history import (
     history_ranges,
     is_history_fallback,
 )
-from topics_crawler.spiders._refetch import refetch_request
+from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
@@ -141,12 +143,16 @@ class TopicsSpider(Spider):
         if kind in _FOLLOW_KEY or kind == "tag":
             yield from getattr(self, f"parse_{kind}")(response)
             return
-        yield from self.parse_response(response, None).items  # a crawl follows no feed
+        result = self.parse_response(response, None)
+        if isinstance(result, Request):
+            yield result
+            return
+        yield from result.items  # a crawl follows no feed
 
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
         result = self.parse_response(response, "tag")
-        if (again := self.refetch(response, result)) is not None:
-            yield again
+        if isinstance(result, Request):
+            yield result
             return
         yield from result.items_of("tag_page")
         if self.history is not None and not is_history_fallback(response):
@@ -229,8 +235,9 @@ class TopicsSpider(Spider):
             elif card is not None:
                 yield card
 
-    def parse_response(self, response: Response, kind: PageKind | None) -> PageResult:
-        """Parse a page (``kind`` None: detected), count it, report its problems with the URL."""
+    def parse_response(self, response: Response, kind: PageKind | None) -> PageResult | Request:
+        """Parse a page and count it; the request to make instead when the result says
+        "fetch again" (see ``_refetch``); else the result, its problems reported with the URL."""
         result = parse_page(
             response.body, response.url, kind=kind, encoding=response_encoding(response)
         )
@@ -240,6 +247,9 @@ class TopicsSpider(Spider):
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
+        if (again := self.refetch(response, result)) is not None:
+            return again
+        record_coverage(stats, kind, result)  # only the parse whose result is kept
         if not result.items:
             stats.inc_value(f"parse/failed/{kind}")
             self.logger.error("No %s data on %s", kind, response.url)
@@ -252,8 +262,8 @@ class TopicsSpider(Spider):
         """A story, author or publication page: its item (gaps filled from what was
         known), then the entities of ``follow`` it links to."""
         result = self.parse_response(response, kind)
-        if (again := self.refetch(response, result)) is not None:
-            yield again
+        if isinstance(result, Request):
+            yield result
             return
         yield from self.entity_item(result, kind, known)
         yield from self.follow_entities(result, follow)
@@ -272,9 +282,15 @@ class TopicsSpider(Spider):
             spider=self,
         )
 
+    @cached_property
+    def refetcher(self) -> Refetcher:
+        """Turns the page results' fetch-again signals into requests (see ``_refetch``)."""
+        return Refetcher.from_crawler(self.crawler, self.options, self.logger)
+
     def refetch(self, response: Response, result: PageResult) -> Request | None:
-        """Once, a re-request of a page whose state JSON was broken (see ``_refetch``)."""
-        return refetch_request(response, result, self.crawler.stats, self.logger)
+        """The request to make instead of using ``result`` (broken state, needs the
+        browser), or None."""
+        return self.refetcher.request_for(response, result)
 
     def entity_item(self, result: PageResult, item_type: str, known: Item | None) -> Iterator[Item]:
         item = next(iter(result.items_of(item_type)), None)
