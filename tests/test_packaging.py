@@ -217,6 +217,10 @@ ALLOWED_UNDERSCORE_NAMES = {
     "_Element": "lxml's documented element class (lxml.etree._Element)",
     "_replace": "namedtuple's documented method (urlsplit results)",
     "_maybe_launch_in_thread": "scrapy-playwright 0.0.48, pinned by a test above",
+    # scrapy-redis's queue classes serialize through these; they are its API for subclasses
+    # (every queue of scrapy_redis.queue uses them), read by distributed/leases.py.
+    "_encode_request": "scrapy_redis.queue.Base, for subclasses",
+    "_decode_request": "scrapy_redis.queue.Base, for subclasses",
 }
 
 
