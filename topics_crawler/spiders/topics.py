@@ -31,11 +31,11 @@ from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._history import (
-    HISTORY_TAG_META,
     HistoryCallbacks,
     HistoryPager,
     history_ranges,
     is_history_fallback,
+    listing_of,
 )
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.urls import MediumLink, is_medium_domain
@@ -142,8 +142,9 @@ class TopicsSpider(Spider):
         request = failure.request  # type: ignore[attr-defined]
         response = getattr(failure.value, "response", None)
         reason = f"http_{response.status}" if response is not None else failure_reason(failure)
-        tag = request.meta.get(HISTORY_TAG_META, "")
-        yield from self.history.fail(tag, reason, failure.getErrorMessage())
+        listing = listing_of(request.meta)
+        if listing is not None:
+            yield from self.history.fail(listing, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
         yield from self.parse_entity(response, "story", known, follow=("author", "publication"))
