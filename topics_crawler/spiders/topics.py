@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from scrapy import Request, Spider
+from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
@@ -295,7 +296,11 @@ def item_key(item: Item) -> tuple[str, str]:
 
 
 def failure_reason(failure: Failure) -> str:
-    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``)."""
+    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``);
+    ``too_large`` for a response Scrapy cancelled past ``DOWNLOAD_MAXSIZE`` (the only reason
+    its HTTP handlers cancel a download)."""
+    if isinstance(failure.value, DownloadCancelledError):
+        return "too_large"
     name = type(failure.value).__name__
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
