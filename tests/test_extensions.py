@@ -34,6 +34,18 @@ def test_progress_line_counts_items_per_type_and_errors() -> None:
     assert "errors parse=3 download=0" in line
 
 
+def test_progress_line_shows_the_learned_rate_of_each_limited_host() -> None:
+    crawler = get_crawler(Spider, {"LOGSTATS_INTERVAL": 30.0})
+    crawler.stats.open_spider()
+    progress = CrawlProgress.from_crawler(crawler)
+    progress.pagesprev = progress.itemsprev = 0
+    progress.calculate_stats()
+    assert "rate " not in progress.progress_line()
+    crawler.stats.set_value("rate/learned/medium.com", 4.2)
+    crawler.stats.set_value("rate/learned/127.0.0.1", None)  # no limit learned: not shown
+    assert progress.progress_line().endswith(", rate medium.com=4.2/s")
+
+
 def test_progress_off_without_interval() -> None:
     with pytest.raises(NotConfigured):
         CrawlProgress.from_crawler(get_crawler(Spider, {"LOGSTATS_INTERVAL": 0}))

@@ -1,11 +1,12 @@
 """A progress line at a fixed interval, built on Scrapy's stats and LogStats.
 
 Every ``LOGSTATS_INTERVAL`` seconds it logs pages fetched (and the rate),
-items per type, errors (parse errors, download errors, failed pages) and the
-requests still waiting in the scheduler, e.g.::
+items per type, errors (parse errors, download errors, failed pages), the
+requests still waiting in the scheduler and the rate each rate-limited host allows
+as learned so far (:mod:`topics_crawler.middlewares.rate`), e.g.::
 
     Progress: 412 pages (96/min), items story=380 author=120 publication=9 tag_page=2,
-    errors parse=1 download=0, 37 requests waiting
+    errors parse=1 download=0, 37 requests waiting, rate medium.com=4.2/s
 
 Items per type are counted as ``item_scraped_count/<item_type>`` stats.
 """
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Self
 from itemadapter import ItemAdapter
 from scrapy import Spider, signals
 from scrapy.extensions.logstats import LogStats
+
+from topics_crawler.middlewares.rate import LEARNED_RATE_STAT
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -63,8 +66,19 @@ class CrawlProgress(LogStats):
         return (
             f"Progress: {self.pages} pages ({self.prate:.0f}/min), items {items}, "
             f"errors parse={parse_errors} download={download_errors}{backlog}"
+            f"{learned_rates(stats)}"
         )
 
     def log(self, spider: Spider) -> None:
         self.calculate_stats()
         logger.info(self.progress_line(), extra={"spider": spider})
+
+
+def learned_rates(stats: dict[str, Any]) -> str:
+    """``", rate medium.com=4.2/s"``: the learned rate of each host that has one."""
+    rates = [
+        f"{key.removeprefix(LEARNED_RATE_STAT)}={value:g}/s"
+        for key, value in sorted(stats.items())
+        if key.startswith(LEARNED_RATE_STAT) and value
+    ]
+    return ", rate " + " ".join(rates) if rates else ""

@@ -28,7 +28,9 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   one, as fast as the concurrency settings allow).
 
 Stats: ``rate/throttled`` (rate-limit responses), ``rate/decreased``,
-``rate/paused_ms``, ``rate/learned/<slot>`` (requests/s, the progress line shows it),
+``rate/paused_ms``, ``rate/learned/<slot>`` (the requests/s in force: the ceiling until
+the first limit, then what was learned; absent while a slot has no limit; the progress
+line shows it),
 ``rate/ceiling/<slot>``.
 """
 
@@ -289,10 +291,9 @@ class AdaptiveRateMiddleware:
                 slot.lastseen = resume_at
             if not slot.delay:
                 slot.delay = 1e-3  # a zero delay skips the slot's pacing (and the pause)
-        stats = self.crawler.stats
-        if stats is not None:
-            current = rate.current
-            stats.set_value(LEARNED_RATE_STAT + key, round(current, 2) if current else None)
+        stats, current = self.crawler.stats, rate.current
+        if stats is not None and current is not None:
+            stats.set_value(LEARNED_RATE_STAT + key, round(current, 2))
 
     def _slot(self, request: Request) -> tuple[str, Slot, SlotRate] | None:
         engine: Any = self.crawler.engine
