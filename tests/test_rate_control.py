@@ -83,6 +83,33 @@ def test_success_speeds_up_gradually_and_never_past_the_ceiling() -> None:
     assert rate.current == 5.0
 
 
+def test_until_the_second_slow_down_the_first_guess_is_probed_quickly() -> None:
+    policy = RatePolicy(decrease=0.5, increase=0.01, fast_increase=0.2)
+    rate = SlotRate(policy, None)
+    now = served(rate, 0.0, 2, 2)  # a crawl still starting up: 2 answers/s
+    rate.throttled(now, sent_at=now, retry_after=None)
+    first_guess = rate.current
+    assert first_guess is not None
+    assert first_guess < 2.0
+    now = served(rate, now, 2, 5)
+    assert rate.current is not None
+    assert rate.current > first_guess * 2  # ~20 %/s, not 1 %/s
+    rate.throttled(now, sent_at=now, retry_after=None)
+    slow_from = rate.current
+    served(rate, now, 1, 5)
+    assert rate.current == pytest.approx(slow_from * 1.01**5, rel=0.02)
+
+
+def test_a_rate_the_crawl_does_not_use_does_not_grow() -> None:
+    rate = SlotRate(POLICY, None)
+    now = served(rate, 0.0, 10, 1)
+    rate.throttled(now, sent_at=now, retry_after=None)
+    learned = rate.current
+    for step in range(1, 100):
+        rate.succeeded(now + step * 0.5, binding=False)  # nothing waited for the slot
+    assert rate.current == learned
+
+
 def test_the_rate_never_falls_below_the_floor() -> None:
     rate = SlotRate(RatePolicy(decrease=0.1, minimum=0.5), None)
     for step in range(10):

@@ -21,7 +21,11 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   (its ``lastseen`` is moved forward), so nothing sleeps in a middleware and a
   waiting retry holds no concurrency slot while it is in the scheduler.
 * **speed up gradually** while responses succeed: ``RATE_INCREASE`` per second of
-  success (a fraction of the rate, so the probe takes the same time at any rate).
+  success (a fraction of the rate, so the probe takes the same time at any rate), and
+  only while requests wait in the slot's queue (the rate is what holds the crawl back).
+  The first slow-down starts from a guess (the rate answers were arriving at, which a
+  crawl still starting up keeps low), so until the second one the rate grows by
+  ``RATE_FAST_INCREASE`` per second instead.
 * **never past the ceiling**: ``RATE_CEILINGS`` per host (a host matches itself and
   its subdomains; ``medium.com``: 5 requests/s by default), else ``RATE_CEILING``
   (0: none). Until a slot is first rate-limited it runs at its ceiling (or, without
@@ -76,6 +80,7 @@ class RatePolicy:
     decrease: float = 0.85
     error_decrease: float = 0.95
     increase: float = 0.01
+    fast_increase: float = 0.1
     minimum: float = 0.05
     window: float = 5.0
     max_pause: float = 300.0
@@ -92,6 +97,7 @@ class RatePolicy:
             decrease=settings.getfloat("RATE_DECREASE", default.decrease),
             error_decrease=settings.getfloat("RATE_ERROR_DECREASE", default.error_decrease),
             increase=settings.getfloat("RATE_INCREASE", default.increase),
+            fast_increase=settings.getfloat("RATE_FAST_INCREASE", default.fast_increase),
             minimum=settings.getfloat("RATE_MIN", default.minimum),
             window=settings.getfloat("RATE_WINDOW", default.window),
             max_pause=settings.getfloat("RETRY_AFTER_MAX", default.max_pause),
@@ -117,6 +123,8 @@ class SlotRate:
         #: Learned rate; None until the first rate limit (then the ceiling, or no limit).
         self.rate: float | None = None
         self.last_decrease = float("-inf")
+        #: Slow-downs so far: until the second, the first guess is probed quickly.
+        self.decreases = 0
         self.last_success: float | None = None
         self.pause_until = float("-inf")
         self.successes: deque[float] = deque()
@@ -135,15 +143,18 @@ class SlotRate:
         rate = self.current
         return 1.0 / rate if rate else 0.0
 
-    def succeeded(self, now: float) -> None:
-        """A response that was served: count it, speed up a little."""
+    def succeeded(self, now: float, *, binding: bool = True) -> None:
+        """A response that was served: count it, speed up a little — only while the rate
+        is what holds the crawl back (``binding``: requests wait in the slot's queue), so
+        a rate the crawl does not use never grows past what the server was shown to take."""
         self._seen(now)
         self.successes.append(now)
         while self.successes and self.successes[0] < now - self.policy.window:
             self.successes.popleft()
-        if self.rate is not None:
+        if self.rate is not None and binding:
             elapsed = min(1.0, now - self.last_success) if self.last_success is not None else 0.0
-            self.rate *= 1.0 + self.policy.increase * max(0.0, elapsed)
+            step = self.policy.increase if self.decreases >= 2 else self.policy.fast_increase
+            self.rate *= 1.0 + step * max(0.0, elapsed)
             if self.ceiling is not None:
                 self.rate = min(self.rate, self.ceiling)
         self.last_success = now
@@ -176,6 +187,7 @@ class SlotRate:
         start = min(basis) if basis else self.policy.minimum / factor
         self.rate = max(self.policy.minimum, start * factor)
         self.last_decrease = now
+        self.decreases += 1
         return True
 
     def _seen(self, now: float) -> None:
@@ -262,7 +274,7 @@ class AdaptiveRateMiddleware:
             if rate.overloaded(now, self._sent_at(request, now)):
                 self._count("rate/decreased")
         else:
-            rate.succeeded(now)
+            rate.succeeded(now, binding=bool(slot.queue))
         self._apply(key, slot, rate, now)
 
     def process_exception(self, request: Request, exception: Exception) -> None:
