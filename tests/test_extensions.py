@@ -10,7 +10,7 @@ from scrapy import Spider
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.extensions.progress import CrawlProgress
+from topics_crawler.extensions.progress import CrawlProgress, progress_line
 from topics_crawler.extensions.stats_file import StatsFile
 from topics_crawler.items import Author, Story
 
@@ -26,24 +26,18 @@ def test_progress_line_counts_items_per_type_and_errors() -> None:
     crawler.stats.set_value("response_received_count", 12)
     crawler.stats.set_value("parse/errors/story", 2)
     crawler.stats.set_value("parse/errors/tag", 1)
-    progress.pagesprev = progress.itemsprev = 0
-    progress.calculate_stats()
-    line = progress.progress_line()
+    line = progress_line(crawler.stats.get_stats(), 24.0, None, 30.0)
     assert line.startswith("Progress: 12 pages (24/min)")
     assert "story=2 author=1 publication=0 tag_page=1" in line
     assert "errors parse=3 download=0" in line
 
 
 def test_progress_line_shows_the_learned_rate_of_each_limited_host() -> None:
-    crawler = get_crawler(Spider, {"LOGSTATS_INTERVAL": 30.0})
-    crawler.stats.open_spider()
-    progress = CrawlProgress.from_crawler(crawler)
-    progress.pagesprev = progress.itemsprev = 0
-    progress.calculate_stats()
-    assert "rate " not in progress.progress_line()
-    crawler.stats.set_value("rate/learned/medium.com", 4.2)
-    crawler.stats.set_value("rate/learned/127.0.0.1", None)  # no limit learned: not shown
-    assert progress.progress_line().endswith(", rate medium.com=4.2/s")
+    stats: dict[str, object] = {"response_received_count": 3}
+    assert "rate " not in progress_line(stats, 6.0, None, 30.0)
+    stats["rate/learned/medium.com"] = 4.2
+    stats["rate/learned/127.0.0.1"] = None  # no limit learned: not shown
+    assert progress_line(stats, 6.0, None, 30.0).endswith(", rate medium.com=4.2/s")
 
 
 def test_progress_off_without_interval() -> None:

@@ -16,12 +16,14 @@ from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import (
     FetchAgain,
     FetchAgainReason,
+    ListingCursor,
     PageKind,
     PageResult,
     unique_links,
 )
 from topics_crawler.pages.author import parse_author
 from topics_crawler.pages.feed import parse_feed
+from topics_crawler.pages.graphql_body import parse_graphql
 from topics_crawler.pages.json_payload import parse_json
 from topics_crawler.pages.publication import parse_publication
 from topics_crawler.pages.story import parse_story
@@ -33,6 +35,7 @@ __all__ = [
     "Document",
     "FetchAgain",
     "FetchAgainReason",
+    "ListingCursor",
     "PageKind",
     "PageResult",
     "detect_kind",
@@ -72,6 +75,7 @@ PARSERS: dict[PageKind, Callable[[Document], PageResult]] = {
     "tag": parse_tag,
     "feed": parse_feed,
     "json": parse_json,
+    "graphql": parse_graphql,
 }
 
 
