@@ -39,6 +39,8 @@ def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.Htm
     return chain.from_iterable(top.iter(*tags) for top in tops)
 
 
+#: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree.
+INDEXED_TAGS = ("meta", "link", "script", "a")
 #: Parses UTF-8 bytes as UTF-8 whatever the page declares, like the decoded text.
 _UTF8_HTML_PARSER = lxml.html.HTMLParser(encoding="utf-8")
 
@@ -94,6 +96,8 @@ class Document:
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
         self._markers: dict[str, bool] = {}
+        #: What parsers work out once per page and read more than once (their own keys).
+        self.memo: dict[str, Any] = {}
 
     def error(self, reason: str) -> None:
         """Record a problem with this page (reported as ``parse/errors/<kind>``)."""
@@ -128,16 +132,29 @@ class Document:
             return []
 
     def iter_tags(self, *tags: str) -> Iterator[lxml.html.HtmlElement]:
-        """:func:`iter_tags` on the tree; none without a tree."""
+        """:func:`iter_tags` on the tree; none without a tree. The tags every parser reads
+        (:data:`INDEXED_TAGS`) come from one walk of the tree, shared by all of them."""
+        if len(tags) == 1 and tags[0] in INDEXED_TAGS:
+            return iter(self._indexed_tags.get(tags[0], ()))
         tree = self.tree
         return iter(()) if tree is None else iter_tags(tree, *tags)
 
+    @cached_property
+    def _indexed_tags(self) -> dict[str, list[lxml.html.HtmlElement]]:
+        tree = self.tree
+        found: dict[str, list[lxml.html.HtmlElement]] = {}
+        for element in iter_tags(tree, *INDEXED_TAGS) if tree is not None else ():
+            found.setdefault(element.tag, []).append(element)
+        return found
+
     def contains(self, marker: str) -> bool:
         """``marker in self.text``, remembered: layers ask about the same markers repeatedly,
-        and each miss is a scan of the whole page."""
+        and each miss is a scan of the whole page (of its UTF-8 bytes when it has them)."""
         found = self._markers.get(marker)
         if found is None:
-            found = self._markers[marker] = marker in self.text
+            body = self._utf8_body
+            found = marker.encode("utf-8") in body if body is not None else marker in self.text
+            self._markers[marker] = found
         return found
 
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
@@ -210,7 +227,7 @@ class Document:
     @cached_property
     def _apollo_cache(self) -> dict[str, Any] | None:
         try:
-            return find_apollo_state(self.text)
+            return find_apollo_state(self.text, self._utf8_body)
         except StateError as exc:
             self.error(f"broken Apollo state: {exc}")
             return None
@@ -232,7 +249,7 @@ class Document:
     def legacy(self) -> dict[str, Any] | None:
         """The raw ``{value, references}`` payload of a 2015–2018 page, or None."""
         try:
-            return find_legacy_state(self.text)
+            return find_legacy_state(self.text, self._utf8_body)
         except StateError as exc:
             self.error(f"broken legacy state: {exc}")
             return None
@@ -252,10 +269,9 @@ class Document:
     def medium_domains(self) -> frozenset[str]:
         """Custom domains that this page's own state declares as Medium publications."""
         domains: set[str] = set()
-        for state in (self.apollo_state, self.legacy_state):
-            if state is not None:
-                for entity in state.entities("Collection", "Publication"):
-                    domains.add((entity.str("domain") or "").lower())
+        state = self.state
+        for entity in state.entities("Collection", "Publication") if state is not None else ():
+            domains.add((entity.str("domain") or "").lower())
         return frozenset(d for d in domains if d and not is_medium_domain(d))
 
     def classify(self, href: str) -> MediumLink | None:
