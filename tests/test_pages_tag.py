@@ -265,3 +265,22 @@ def test_breadcrumb_and_clusters_without_test_ids(frozen_now: datetime) -> None:
     assert len(page.sections["training_at_scale"]) == 2
     assert page.related_tags == ["machine-learning", "pytorch", "data-science"]
     assert [e["kind"] for e in page.who_to_follow] == ["author", "publication"]
+
+
+def test_counts_are_the_tags_not_those_of_accounts_to_follow(frozen_now: datetime) -> None:
+    html = (
+        '<html><head><meta property="og:site_name" content="Medium"></head><body>'
+        '<NAV ARIA-LABEL="BREADCRUMB"><a href="/tag/programming">Programming</a></NAV>'
+        "<h1>Rust</h1><section><h2>Who to follow</h2>"
+        '<div><a href="/@ann">Ann Lee</a><span>12K followers</span></div></section>'
+        '<div DATA-TESTID="Related-Tags"><a href="/tag/go">Go</a></div></body></html>'
+    )
+    result = parse_page(html, "https://medium.com/tag/rust", kind="tag", scraped_at=frozen_now)
+    page = tag_page_of(result)
+    assert (page.name, page.followers, page.story_count) == ("Rust", None, None)
+    assert page.parent_topics == ["Programming"]  # upper-case markup, same reading
+    assert page.related_tags == ["go"]
+    assert page.who_to_follow == [
+        {"kind": "author", "id": None, "username": "ann", "name": "Ann Lee"}
+    ]
+    assert result.missing == ["stories"]

@@ -192,8 +192,11 @@ class _Walk:
             self.open_blocks[-1].links.append(pair)
 
     def _text(self, text: str | None) -> None:
-        """Counts under the title ("1.9K followers · 2.4K stories"), outside cards."""
+        """Counts by the title ("1.9K followers · 2.4K stories"): outside cards, before the
+        first section (a "Who to follow" entry's "12K followers" is someone else's)."""
         if not text or self.in_heading is not None or not any(c.isdigit() for c in text):
+            return
+        if self.open_blocks and self.open_blocks[-1].level > 1:
             return
         for match in _COUNT_LINE_RE.finditer(text):
             name = _COUNT_FIELDS[match.group("what").lower()]
