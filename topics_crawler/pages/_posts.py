@@ -8,6 +8,7 @@ finds the posts of a listing value whatever its shape (``posts``, GraphQL
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from topics_crawler.items import Author, Publication, Story
@@ -20,6 +21,7 @@ from topics_crawler.pages._entities import (
 from topics_crawler.pages.state import Node
 from topics_crawler.urls import canonical_url
 
+_PLAIN_NAME_RE = re.compile(r"[^\W_]+(?:[ -][^\W_]+)*")
 PREVIEW_IMAGE_URL = "https://miro.medium.com/v2/resize:fit:1400/{image_id}"
 #: Members of a listing value that hold its posts, most common first.
 LISTING_MEMBERS = ("posts", "edges", "items", "postPreviews")
@@ -51,13 +53,23 @@ def preview(post: Node) -> Node | None:
 
 
 def post_tags(post: Node) -> list[str]:
-    """Tag slugs of a post, in order (``normalizedTagSlug``, else the tag id or slug)."""
+    """Tag slugs of a post, in order: ``normalizedTagSlug``, else the tag's id or slug, else
+    (2019 GraphQL bodies, which select only ``displayTitle``) the slug of its display name."""
     slugs = []
     for tag in post.nodes("tags"):
-        slug = tag_slug(tag.str("normalizedTagSlug") or tag.str("id") or tag.str("slug"))
+        slug = tag_slug(
+            tag.str("normalizedTagSlug") or tag.str("id") or tag.str("slug") or _plain_name(tag)
+        )
         if slug:
             slugs.append(slug)
     return unique(slugs)
+
+
+def _plain_name(tag: Node) -> str | None:
+    """A display name made only of letters, digits, spaces and hyphens, whose slug is
+    plain (``Data Science`` → ``data-science``; ``C++`` is not guessed)."""
+    name = tag.str("displayTitle")
+    return name if name and _PLAIN_NAME_RE.fullmatch(name) else None
 
 
 def post_locked(post: Node) -> bool | None:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from topics_crawler.items import Item
 from topics_crawler.urls import MediumLink
 
-PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "unknown"]
+PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "graphql", "unknown"]
 
 
 @dataclass(frozen=True)

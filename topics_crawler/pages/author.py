@@ -142,18 +142,11 @@ def _legacy_post_story(post: Node, state: State, scraped_at: str) -> Story | Non
 def _legacy_cursor(paging: Node | None, owner: str | None) -> list[ListingCursor]:
     """``paging{path, next{limit, to, source, page…}}`` as the profile's story cursor."""
     following = paging.node("next") if paging is not None else None
-    if following is None or not following.raw:
+    if following is None or not following.scalars():
         return []
-    cursor = {key: value for key, value in following.raw.items() if _is_plain(value)}
+    cursor = following.scalars()
     url = paging.str("path") if paging is not None else None
     return [ListingCursor(AUTHOR_STORIES, owner, cursor, url)]
-
-
-def _is_plain(value: object) -> bool:
-    """A JSON scalar or a list of them (``ignoredIds``): what a cursor may carry."""
-    if isinstance(value, list):
-        return all(isinstance(item, str | int | float | bool) for item in value[:1000])
-    return value is None or isinstance(value, str | int | float | bool)
 
 
 def legacy_post_url(
@@ -253,11 +246,7 @@ def _connection_cursor(connection: Node | None, owner: str | None) -> list[Listi
     following = connection.dig("pagingInfo", "next") if connection is not None else None
     if following is None:
         return []
-    cursor = {
-        key: value
-        for key, value in following.raw.items()
-        if key != "__typename" and _is_plain(value) and value is not None
-    }
+    cursor = {key: value for key, value in following.scalars().items() if value is not None}
     return [ListingCursor(AUTHOR_STORIES, owner, cursor)] if cursor else []
 
 

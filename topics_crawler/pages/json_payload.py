@@ -16,6 +16,7 @@ from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._state import StateError, parse_json_payload
 from topics_crawler.pages._story_state import legacy_story
+from topics_crawler.pages.graphql_body import is_graphql_body, parse_graphql_body
 from topics_crawler.pages.state import Node, State
 from topics_crawler.pages.story import CORE_FIELDS, build_story, entity_links
 
@@ -28,6 +29,8 @@ def parse_json(doc: Document) -> PageResult:
         body = parse_json_payload(doc.text)
     except StateError as exc:
         return PageResult(kind="json", url=doc.url, errors=[f"broken JSON payload: {exc}"])
+    if is_graphql_body(body):
+        return parse_graphql_body(doc, body)
     envelope = State(roots=[body] if isinstance(body, dict) else [], references={})
     payload = envelope.root.node("payload")
     if payload is None:

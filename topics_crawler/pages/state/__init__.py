@@ -47,6 +47,7 @@ from topics_crawler.pages.state.decode import (
     decode_after,
     find_apollo_state,
     find_legacy_state,
+    load_json,
     parse_json_payload,
     strip_xssi,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "find_apollo_state",
     "find_legacy_state",
     "kind_of",
+    "load_json",
     "parse_json_payload",
     "reference_key",
     "split_field_key",
