@@ -34,6 +34,7 @@ from itemadapter import ItemAdapter
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
+from topics_crawler.errors import WRITE_FAILED_REASON
 from topics_crawler.pages.coverage import CORE_FIELDS, FOUND_STAT, PAGES_STAT
 
 if TYPE_CHECKING:
@@ -111,13 +112,15 @@ def ratio(part: int, whole: int) -> float:
 def _min_items_check(
     item_type: str, minimum: int, exported: int, stats: Mapping[str, Any]
 ) -> CheckResult:
-    """Valid entities found: exported now, or unchanged since the last run (an
-    incremental crawl that finds nothing new is healthy)."""
+    """Valid entities found: exported now, unchanged since the last run (an
+    incremental crawl that finds nothing new is healthy), or staged by the killed
+    process of a resumed dataset job (``dataset/resumed/<type>``)."""
     unchanged = int(stats.get(f"dedupe/unchanged/{item_type}", 0))
-    found = exported + unchanged
-    detail = (
-        f"{found} {item_type} items ({exported} exported, {unchanged} unchanged), minimum {minimum}"
-    )
+    resumed = int(stats.get(f"dataset/resumed/{item_type}", 0))
+    found = exported + unchanged + resumed
+    detail = f"{found} {item_type} items ({exported} exported, {unchanged} unchanged"
+    detail += f", {resumed} staged before the resume)" if resumed else ")"
+    detail += f", minimum {minimum}"
     return CheckResult(f"min_items/{item_type}", found >= minimum, detail)
 
 
@@ -209,6 +212,12 @@ class CrawlHealth:
         self.items[str(item_type)] += 1
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
+        if getattr(spider, "one_page_run", False):  # scrapy parse / shell: no crawl to judge
+            logger.info("One-page run: no crawl-level health checks")
+            return
+        if reason == WRITE_FAILED_REASON:  # already failed, with its one line
+            logger.info("Health checks skipped: the crawl stopped on a failed write")
+            return
         results = evaluate(self.config, self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]
         for result in failed:
