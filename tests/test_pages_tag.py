@@ -15,8 +15,9 @@ import pytest
 from tests.fixture_cases import FIXTURES
 from topics_crawler.items import Story, TagPage
 from topics_crawler.pages import PageResult, parse_page
+from topics_crawler.pages._tag_state import read_tag_state
 from topics_crawler.pages.state import State
-from topics_crawler.pages.tag import section_key, tag_items_from_state
+from topics_crawler.pages.tag import section_key
 
 OWN_TAG = FIXTURES / "own" / "tag"
 TAG_URL = "https://medium.com/tag/distributed-training"
@@ -289,23 +290,22 @@ def test_counts_are_the_tags_not_those_of_accounts_to_follow(frozen_now: datetim
 
 
 @pytest.mark.real_pages
-def test_2019_topic_handler_body_gives_the_same_topic_shape(real_pages: Path) -> None:
+def test_2019_topic_handler_body_is_read_as_the_same_topic(real_pages: Path) -> None:
+    """The topic page's reading applies to the GraphQL body of the same era, unchanged."""
     name = "graphql_TopicHandler_programming__hypeit-2019-reserialized.json"
     body = json.loads(read_capture(real_pages, name))
-    items = tag_items_from_state(State.from_response(body), "2026-11-30T12:00:00Z")
-    page = items[0]
-    assert isinstance(page, TagPage)
-    assert (page.tag, page.name, page.url) == (
+    topic = read_tag_state(State.from_response(body), None)
+    assert topic is not None
+    assert (topic.slug, topic.is_topic, topic.fields["name"]) == (
         "programming",
+        True,
         "Programming",
-        "https://medium.com/topic/programming",
     )
-    assert {key: len(ids) for key, ids in page.sections.items()} == {
+    assert {key: len(ids) for key, ids in topic.sections.items()} == {
         "featured": 10,
         "latest": 25,
         "popular": 5,
     }
-    assert page.related_tags[:2] == ["javascript", "software-engineering"]
-    assert [w["username"] for w in page.top_writers] == ["mc999"]
-    stories = [item for item in items if isinstance(item, Story)]
-    assert len(stories) == len({sid for ids in page.sections.values() for sid in ids}) == 38
+    assert topic.fields["related_tags"][:2] == ["javascript", "software-engineering"]
+    assert [writer.str("username") for writer in topic.writers] == ["mc999"]
+    assert len(topic.posts) == 38

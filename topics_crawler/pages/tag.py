@@ -50,7 +50,7 @@ from topics_crawler.pages._tag_state import TagState, read_tag_state, writer_rec
 from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain, tag_url
 
-__all__ = ["CORE_FIELDS", "parse_tag", "section_key", "tag_items_from_state"]
+__all__ = ["CORE_FIELDS", "parse_tag", "section_key"]
 
 #: What every tag page should give; the drift alarm counts pages without them.
 CORE_FIELDS = ("name", "stories")
@@ -107,26 +107,6 @@ def parse_tag(doc: Document) -> PageResult:
     result.links = _page_links(outline, links, slug, page, [*stories, *entities])
     result.missing = [name for name in CORE_FIELDS if not _has(page, stories, name)]
     return result
-
-
-def tag_items_from_state(state: State, scraped_at: str, slug: str | None = None) -> list[Item]:
-    """The TagPage, listed stories and their authors and publications that a state alone
-    gives (e.g. a 2019 ``TopicHandler`` GraphQL body read with ``State.from_response``);
-    empty when it holds no tag or topic. ``slug`` picks the tag when several are there."""
-    tag_state = read_tag_state(state, slug)
-    if tag_state is None:
-        return []
-    stories = _merge_stories([], tag_state.sections, tag_state, scraped_at)
-    page = TagPage(
-        **tag_state.fields,
-        tag=tag_state.slug,
-        url=_page_url(tag_state.slug, tag_state.is_topic),
-        sections=tag_state.sections,
-        top_writers=_unique_records([writer_record(user) for user in tag_state.writers]),
-        scraped_at=scraped_at,
-    )
-    entities = _state_entities(state, stories, [], tag_state.writers, scraped_at)
-    return [page, *stories, *entities]
 
 
 def _has(page: TagPage, stories: list[Story], name: str) -> bool:
