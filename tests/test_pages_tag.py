@@ -309,3 +309,19 @@ def test_2019_topic_handler_body_is_read_as_the_same_topic(real_pages: Path) -> 
     assert topic.fields["related_tags"][:2] == ["javascript", "software-engineering"]
     assert [writer.str("username") for writer in topic.writers] == ["mc999"]
     assert len(topic.posts) == 38
+
+
+def test_a_2022_page_whose_state_lists_stories_and_writers_needs_no_browser(
+    frozen_now: datetime,
+) -> None:
+    result = parse_own("pytorch-2022-key-forms", frozen_now, "https://medium.com/tag/pytorch")
+    assert tag_page_of(result).top_writers
+    assert [s for s in result.signals if s.reason == "needs_browser"] == []
+    changed = parse_page(
+        "<html><head><meta property='og:site_name' content='Medium'></head>"
+        "<body><h1>GPU</h1></body></html>",
+        "https://medium.com/tag/gpu",
+        kind="tag",
+        scraped_at=frozen_now,
+    )
+    assert [(s.reason, s.what) for s in changed.signals] == [("needs_browser", "tag_sections")]
