@@ -169,6 +169,21 @@ def count_map(value: Any, settings: BaseSettings) -> str | None:
     return None
 
 
+def ratio_map(value: Any, settings: BaseSettings) -> str | None:
+    """``{name: number in [0, 1]}`` (a dict, or its JSON)."""
+    try:
+        mapping = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        return f"{value!r} is not a JSON object"
+    if not isinstance(mapping, Mapping):
+        return f"{value!r} is not a JSON object"
+    for key, share in mapping.items():
+        number_like = isinstance(share, int | float) and not isinstance(share, bool)
+        if not number_like or not 0 <= share <= 1:
+            return f"{key}: {share!r} is not a number from 0 to 1"
+    return None
+
+
 def loopback_host(value: Any, settings: BaseSettings) -> str | None:
     """Control servers listen on the loopback interface only."""
     if str(value).strip().lower() in ("127.0.0.1", "::1", "localhost"):
@@ -237,6 +252,8 @@ RULES: dict[str, Check] = {
     "HEALTH_MIN_ITEMS": count_map,
     "HEALTH_MAX_FAILURE_RATIO": _RATIO,
     "HEALTH_MAX_REJECT_RATIO": _RATIO,
+    "HEALTH_MIN_COVERAGE": ratio_map,
+    "HEALTH_COVERAGE_MIN_PAGES": number(minimum=1, whole=True),
     # control servers
     "TELNETCONSOLE_ENABLED": telnet_console,
     "TELNETCONSOLE_HOST": loopback_host,
