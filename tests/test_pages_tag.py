@@ -325,3 +325,16 @@ def test_a_2022_page_whose_state_lists_stories_and_writers_needs_no_browser(
         scraped_at=frozen_now,
     )
     assert [(s.reason, s.what) for s in changed.signals] == [("needs_browser", "tag_sections")]
+
+
+def test_a_state_that_lost_its_script_tag_is_text_not_a_hang(frozen_now: datetime) -> None:
+    """A mutated page whose Apollo JSON became page text (digits and commas by the
+    hundred thousand) once took minutes in the counts pattern; it is plain text now."""
+    numbers = ",".join(["1660210535691"] * 40_000)
+    html = (
+        '<html><head><meta property="og:site_name" content="Medium"></head><body>'
+        f"<h1>PyTorch</h1>{numbers} followers<p>12 stories</p></body></html>"
+    )
+    result = parse_page(html, "https://medium.com/tag/pytorch", kind="tag", scraped_at=frozen_now)
+    page = tag_page_of(result)
+    assert (page.followers, page.story_count) == (None, 12)
