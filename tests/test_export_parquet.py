@@ -100,7 +100,7 @@ def test_a_feed_of_mixed_item_types_keeps_every_field_of_every_type() -> None:
     assert [row["item_type"] for row in rows] == ["tag_page", "story", "author"]
     for item, row in zip(items, rows, strict=True):
         expected = item_to_dict(item)
-        for name in ("sections", "subtopics", "who_to_follow"):
+        for name in ("sections", "subtopics", "who_to_follow", "top_writers"):
             if name in expected:
                 expected[name] = json.dumps(expected[name], ensure_ascii=False)
         assert {k: row[k] for k in expected} == expected
