@@ -215,6 +215,7 @@ class Publication:
     domain: str | None = spec(
         Kind.DOMAIN,
         "Custom domain (``humanparts.medium.com``, ``wtfeconomy.com``) or None.",
+        identity=2,
     )
     description: str | None = spec(Kind.BODY, "Short description (tagline), trimmed.")
     followers: int | None = spec(
@@ -372,8 +373,10 @@ def item_from_dict(data: dict[str, Any]) -> Item:
 def fill_missing(item: Item, other: Item) -> Item:
     """Copy of ``item`` with its empty fields filled from ``other`` (same type).
 
-    Used to merge what a listing card knew into the item of the full page:
-    the page's values win, the card only fills gaps. A ``*_raw`` field travels
+    The layer picker of one page (:func:`topics_crawler.layers.pick_paired`): inside a
+    parser, what one part of the page gave fills the gaps of another; the page's values
+    win. Records of one entity from different pages or runs are merged by
+    :func:`topics_crawler.merge.merge_items` instead. A ``*_raw`` field travels
     with its value: it is taken from ``other`` only together with that value.
     """
     if type(item) is not type(other):

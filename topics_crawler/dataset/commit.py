@@ -4,7 +4,7 @@ move together from one consistent version to the next, or not at all.
 1. **Write** each entity file anew beside the old one (``.stories.parquet.next`` and
    ``.stories.jsonl.next``): the existing rows are streamed row group by row group; a
    row whose entity the crawl staged is merged into the staged row
-   (:func:`~topics_crawler.pipelines._merge.merge_records`: the richer value of each
+   (:func:`~topics_crawler.merge.merge_records`: the richer value of each
    field wins, so a card-only sighting never wipes what a page gave), the others are
    copied; the staged rows follow. Memory holds one row group, whatever the sizes.
    The JSONL twin is written from the same rows. Then the new ``manifest.json``.
