@@ -268,6 +268,7 @@ class TagPage:
     subtopics: list[dict[str, str | None]] = spec(
         Kind.RECORD_LIST,
         'Sub-topic clusters in page order: ``{"name": ..., "description": ...}``.',
+        members=("name", "description"),
         factory=list,
     )
     related_tags: list[str] = spec(
@@ -304,6 +305,7 @@ class TagPage:
         Kind.RECORD_LIST,
         'Suggested accounts in page order: ``{"kind": "author"|"publication", "id": ...,'
         ' "username"|"slug": ..., "name": ...}``.',
+        members=("kind", "id", "username", "slug", "name"),
         factory=list,
     )
     scraped_at: str | None = spec(
