@@ -97,6 +97,7 @@ def test_a_crawl_writes_every_file_of_the_dataset(dataset: Path) -> None:
     names = {p.name for p in dataset.iterdir() if not p.name.startswith(".")}
     assert names == {
         "manifest.json",
+        "README.md",
         *(
             f"{stem}.{ext}"
             for stem in ("stories", "authors", "publications", "tag_pages")
@@ -287,7 +288,9 @@ def test_columns_are_typed_timestamps_lists_structs_and_maps(dataset: Path) -> N
     assert str(stories.field("scraped_at").type) == "timestamp[ms, tz=UTC]"
     assert str(stories.field("tags").type) == "list<element: string>"
     tags = pq.read_schema(dataset / "tag_pages.parquet")
-    assert str(tags.field("sections").type).startswith("map<string, list<element: string>")
+    assert str(tags.field("sections").type) == (
+        "list<element: struct<section: string, story_ids: list<element: string>>>"
+    )
     assert str(tags.field("subtopics").type) == (
         "list<element: struct<name: string, description: string>>"
     )

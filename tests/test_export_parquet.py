@@ -79,7 +79,8 @@ def test_schema_types_follow_the_field_declarations() -> None:
     assert story.metadata == {b"topics_crawler.item_type": b"story"}
     assert story.field("published_at").type == pa.timestamp("ms", tz="UTC")
     tag = arrow_schema(TagPage)
-    assert tag.field("sections").type == pa.map_(pa.string(), pa.list_(pa.string()))
+    section = [("section", pa.string()), ("story_ids", pa.list_(pa.string()))]
+    assert tag.field("sections").type == pa.list_(pa.struct(section))
     members = [("name", pa.string()), ("description", pa.string())]
     assert tag.field("subtopics").type == pa.list_(pa.struct(members))
     assert [m.name for m in tag.field("who_to_follow").type.value_type] == [

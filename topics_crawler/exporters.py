@@ -13,7 +13,8 @@ count / minutes / bool          ``int64`` / ``float64`` / ``bool``
 tag list / text list            ``list<string>``
 record list                     ``list<struct<...>>`` with the declared
                                 members (``subtopics``, ``who_to_follow``)
-sections                        ``map<string, list<string>>``
+sections                        ``list<struct<section, story_ids>>`` in
+                                page order (read back as a mapping)
 everything else                 ``string``
 ==============================  ==========================================
 
@@ -76,12 +77,27 @@ _KIND_TYPES: dict[Kind, pa.DataType] = {
     Kind.BOOL: pa.bool_(),
     Kind.TAG_LIST: pa.list_(pa.string()),
     Kind.TEXT_LIST: pa.list_(pa.string()),
-    Kind.SECTIONS: pa.map_(pa.string(), pa.list_(pa.string())),
 }
+#: Field metadata marking a ``list<struct<key, value>>`` column that holds a mapping (the
+#: sections): a plain list of structs, which every reader (``datasets`` included) takes,
+#: where an Arrow ``map`` is not.
+MAPPING_ENCODING = b"mapping"
+SECTIONS_TYPE = pa.list_(
+    pa.struct([("section", pa.string()), ("story_ids", pa.list_(pa.string()))])
+)
+
+
+def declared_field(name: str, declared: FieldSpec) -> pa.Field:
+    """The Parquet column of a declared field (see the module doc)."""
+    if declared.kind is Kind.SECTIONS:
+        return pa.field(name, SECTIONS_TYPE, metadata={ENCODING_KEY: MAPPING_ENCODING})
+    return pa.field(name, declared_type(declared))
 
 
 def declared_type(declared: FieldSpec) -> pa.DataType:
     """The Parquet type of a declared field (see the module doc)."""
+    if declared.kind is Kind.SECTIONS:
+        return SECTIONS_TYPE
     if declared.kind is Kind.RECORD_LIST:
         return pa.list_(pa.struct([(member, pa.string()) for member in declared.members]))
     return _KIND_TYPES.get(declared.kind, pa.string())
@@ -112,7 +128,7 @@ def arrow_schema(item_class: type) -> pa.Schema:
     declared = [f.metadata.get(SPEC_KEY) for f in dataclasses.fields(item_class)]
     if all(isinstance(d, FieldSpec) for d in declared):
         columns = [
-            pa.field(f.name, declared_type(d))  # type: ignore[arg-type]
+            declared_field(f.name, d)  # type: ignore[arg-type]
             for f, d in zip(dataclasses.fields(item_class), declared, strict=True)
         ]
     else:
@@ -139,6 +155,20 @@ def mixed_schema(item_classes: Iterable[type]) -> pa.Schema:
     return pa.schema(list(columns.values()), metadata={ITEM_TYPE_KEY: b"mixed"})
 
 
+def is_mapping_column(column: pa.Field) -> bool:
+    """True for a ``list<struct<key, value>>`` column that holds a mapping."""
+    return bool(column.metadata and column.metadata.get(ENCODING_KEY) == MAPPING_ENCODING)
+
+
+def mapping_entries(value: Any) -> list[dict[str, Any]] | None:
+    """A mapping as the entries of a mapping column (``{"section": k, "story_ids": v}``)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return value  # not a mapping: the column refuses it
+    return [{"section": key, "story_ids": ids} for key, ids in value.items()]
+
+
 def is_json_column(column: pa.Field) -> bool:
     """True for a string column that holds JSON text (nested values)."""
     return bool(column.metadata and column.metadata.get(ENCODING_KEY) == b"json")
@@ -153,16 +183,26 @@ def records_of(table: pa.Table) -> list[dict[str, Any]]:
             text = pc.strftime(seconds, format=ISO_FORMAT)
             table = table.set_column(index, column.name, text)
     maps = [c.name for c in table.schema if pa.types.is_map(c.type)]
+    mappings = [c.name for c in table.schema if is_mapping_column(c)]
     json_columns = [c.name for c in table.schema if is_json_column(c)]
     rows: list[dict[str, Any]] = table.to_pylist()
     for row in rows:
         for name in maps:
             if row.get(name) is not None:
                 row[name] = dict(row[name])
+        for name in mappings:
+            if row.get(name) is not None:
+                row[name] = {entry["section"]: entry["story_ids"] for entry in row[name]}
         for name in json_columns:
             if isinstance(row.get(name), str):
                 row[name] = json.loads(row[name])
     return rows
+
+
+def _encoder(column: pa.Field) -> Callable[[Any], Any] | None:
+    if is_json_column(column):
+        return _json_text
+    return mapping_entries if is_mapping_column(column) else None
 
 
 def _json_text(value: Any) -> str | None:
@@ -270,7 +310,7 @@ class ParquetItemExporter(BaseItemExporter):
         columns = self._selected_columns(full)
         self.schema = pa.schema([column for _, column in columns], metadata=full.metadata)
         self._sources = [source for source, _ in columns]
-        self._encoders = [_json_text if is_json_column(col) else None for _, col in columns]
+        self._encoders = [_encoder(col) for _, col in columns]
         self._columns = [[] for _ in columns]
 
     def _row_class_names(self) -> str:

@@ -7,7 +7,8 @@ move together from one consistent version to the next, or not at all.
    (:func:`~topics_crawler.merge.merge_records`: the richer value of each
    field wins, so a card-only sighting never wipes what a page gave), the others are
    copied; the staged rows follow. Memory holds one row group, whatever the sizes.
-   The JSONL twin is written from the same rows. Then the new ``manifest.json``.
+   The JSONL twin is written from the same rows. Then the new ``manifest.json`` and the
+   dataset card ``README.md`` (:mod:`.card`).
    Every file is flushed to disk (``fsync``).
 2. **Decide**: ``.commit.json`` names the renames and the stage; it is written
    atomically. A crash before this point leaves the dataset as it was (the ``.next``
@@ -35,6 +36,7 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from topics_crawler.dataset.card import CARD_NAME, render_card
 from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME, Entity
 from topics_crawler.dataset.manifest import SCHEMA_VERSION, build_manifest
 from topics_crawler.dataset.stage import Stage, global_state_path
@@ -44,6 +46,8 @@ from topics_crawler.exporters import (
     DEFAULT_ROW_GROUP_SIZE,
     arrow_schema,
     is_json_column,
+    is_mapping_column,
+    mapping_entries,
     records_of,
 )
 
@@ -70,6 +74,11 @@ def encode_rows(records: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     json_columns = [f.name for f in schema if is_json_column(f)]
     if json_columns:
         records = [_with_json_text(record, json_columns) for record in records]
+    mappings = [f.name for f in schema if is_mapping_column(f)]
+    if mappings:
+        records = [
+            {**r, **{name: mapping_entries(r.get(name)) for name in mappings}} for r in records
+        ]
     timestamps = [i for i, f in enumerate(schema) if pa.types.is_timestamp(f.type)]
     build = schema
     for index in timestamps:
@@ -229,10 +238,14 @@ def commit_stage(
     counts = {item_type: result.rows for item_type, result in results.items()}
     run = {**run, "items": {t: r.added for t, r in results.items()}}
     manifest = dataset_dir / MANIFEST_NAME
-    text = json.dumps(build_manifest(previous_manifest, run, counts), indent=2, ensure_ascii=False)
+    content = build_manifest(previous_manifest, run, counts)
+    text = json.dumps(content, indent=2, ensure_ascii=False)
     next_path(manifest).write_text(text + "\n", encoding="utf-8")
-    fsync_file(next_path(manifest))
-    targets.append(manifest)
+    card = dataset_dir / CARD_NAME
+    next_path(card).write_text(render_card(content), encoding="utf-8")
+    for document in (manifest, card):
+        fsync_file(next_path(document))
+        targets.append(document)
     log = {
         "run_id": run.get("run_id"),
         "renames": [target.name for target in targets],
