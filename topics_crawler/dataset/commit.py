@@ -54,6 +54,7 @@ from topics_crawler.exporters import (
 logger = logging.getLogger(__name__)
 
 COMMIT_LOG = ".commit.json"
+_JSON_SLICE = 1000
 NEXT_SUFFIX = ".next"
 
 
@@ -157,7 +158,7 @@ def write_entity(
     ):
         if target.exists():
             for table in _kept_tables(entity, stage, target, schema, row_group_size):
-                rows += _write(writer, jsonl, table, decode_rows(table), row_group_size)
+                rows += _write(writer, jsonl, table, None, row_group_size)
         for chunk in _batched(stage.merged_rows(entity.item_type), row_group_size):
             rows += _write(writer, jsonl, encode_rows(chunk, schema), chunk, row_group_size)
     for written in (target, twin):
@@ -196,12 +197,20 @@ def _write(
     writer: pq.ParquetWriter,
     jsonl: IO[str],
     table: pa.Table,
-    records: list[dict[str, Any]],
+    records: list[dict[str, Any]] | None,
     row_group_size: int,
 ) -> int:
-    if table.num_rows:
-        writer.write_table(table, row_group_size=row_group_size)
+    """Write ``table`` and its JSON lines (``records``, else read from the table a slice
+    at a time, so a row group of existing rows is never held as Python objects whole)."""
+    if not table.num_rows:
+        return 0
+    writer.write_table(table, row_group_size=row_group_size)
+    if records is not None:
         jsonl.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in records)
+    else:
+        for start in range(0, table.num_rows, _JSON_SLICE):
+            rows = records_of(table.slice(start, _JSON_SLICE))
+            jsonl.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     return int(table.num_rows)
 
 
