@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,29 @@ def test_the_card_documents_every_column_and_the_runs(dataset: Path) -> None:
     assert "| `sections` | `list<item: struct<section: string, story_ids:" in card
     assert "*(identifies the entity; required)*" in card
     assert "## Crawl runs" in card
+
+
+def readme_lines() -> list[str]:
+    """The ``.venv/bin/python -c`` lines of the README's Datasets section."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    section = readme.split("## Datasets", 1)[1].split("\n## ", 1)[0]
+    return [line for line in section.splitlines() if line.startswith(".venv/bin/python -c ")]
+
+
+def test_the_readme_one_liners_run_in_the_venv(dataset: Path, tmp_path: Path) -> None:
+    lines = readme_lines()
+    assert len(lines) == 3
+    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    env["HF_HOME"] = str(tmp_path / "hf")
+    for line in lines:
+        code = shlex.split(line)[2].replace("data/dist-training", str(dataset))
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=240,
+            check=False,
+        )
+        assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
+        assert done.stdout.strip()
