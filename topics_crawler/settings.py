@@ -102,6 +102,8 @@ HTTPCACHE_GZIP = True
 # zstd, one row group per PARQUET_ROW_GROUP_SIZE rows) and CSV with lists/dicts as JSON
 # text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
+# The seen-set of requests on disk (memory flat in crawl size; topics_crawler/dupefilter.py).
+DUPEFILTER_CLASS = "topics_crawler.dupefilter.DiskDupeFilter"
 # Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
 # journal flushes at each checkpoint (topics_crawler/feeds.py).
 FEED_STORAGES = {

@@ -61,8 +61,12 @@ HISTORY_FALLBACK = "history_fallback"
 HISTORY_TAG_META = "history_tag"
 #: Request meta key: the tag's paging state (:class:`TagListing`) as of this request.
 HISTORY_STATE_META = "history_listing"
-#: Listing requests go before story pages, so paging never waits behind a page's stories.
+#: Listing requests go before story pages, so paging never waits behind a page's stories…
 LISTING_PRIORITY = 10
+#: …unless this many listing pages' worth of requests already wait in the scheduler: then
+#: the next listing page waits behind them, so the queue (each request holding its card)
+#: stays a few pages long and memory does not grow with the archive's size.
+QUEUE_AHEAD_PAGES = 4
 
 Callback = Callable[..., Any]
 
@@ -208,6 +212,17 @@ class HistoryPager:
             return None
         return max(0, self.max_stories - listing.taken)
 
+    def _priority(self) -> int:
+        """:data:`LISTING_PRIORITY`, or below the story pages when enough of them wait
+        (requests waiting = Scrapy's ``scheduler/enqueued`` − ``scheduler/dequeued``)."""
+        waiting = int(self.stats.get_value("scheduler/enqueued", 0)) - int(
+            self.stats.get_value("scheduler/dequeued", 0)
+        )
+        if waiting > QUEUE_AHEAD_PAGES * self.page_size:
+            self.stats.inc_value("history/waited_for_queue")
+            return -LISTING_PRIORITY
+        return LISTING_PRIORITY
+
     def _request(self, listing: TagListing) -> Request:
         self.stats.inc_value("history/requests")
         body = tag_archive_body(
@@ -224,7 +239,7 @@ class HistoryPager:
             headers=REQUEST_HEADERS,
             callback=self.callbacks.listing,
             errback=self.callbacks.listing_error,
-            priority=LISTING_PRIORITY,
+            priority=self._priority(),
             meta={
                 "entity_kind": "history",
                 HISTORY_TAG_META: listing.tag,

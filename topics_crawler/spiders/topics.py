@@ -32,7 +32,8 @@ from twisted.python.failure import Failure
 
 from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.fingerprint import CANONICAL_URL_META
-from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
+from topics_crawler.items import Author, Item, Publication, Story, TagPage
+from topics_crawler.merge import ENTITY_KEY_META, link_identity, merge_items
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
@@ -76,7 +77,6 @@ class TopicsSpider(Spider):
             tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
             history=history, since=since, require_tags=False,
         )  # fmt: skip
-        self.requested: set[tuple[str, str]] = set()
         #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
         self.history: HistoryPager | None = None
 
@@ -109,10 +109,8 @@ class TopicsSpider(Spider):
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
         self.history = self.history_pager()
         for slug, url in self.options.tag_urls.items():
-            self.requested.add(("tag", slug))
-            yield Request(
-                url, callback=self.parse_tag, errback=self.on_error, meta={"entity_kind": "tag"}
-            )
+            meta = {"entity_kind": "tag", ENTITY_KEY_META: link_identity("tag", slug)}
+            yield Request(url, callback=self.parse_tag, errback=self.on_error, meta=meta)
             if self.history is not None:
                 yield self.history.start(slug, url)
 
@@ -300,7 +298,7 @@ class TopicsSpider(Spider):
             if known is not None:
                 yield known
             return
-        yield fill_missing(item, known) if known is not None else item
+        yield merge_items(known, item) if known is not None else item
 
     def follow_entities(self, result: PageResult, kinds: tuple[str, ...]) -> Iterator[Any]:
         """Request the pages of ``kinds`` a page links to; yield what it knew when not following."""
@@ -317,11 +315,13 @@ class TopicsSpider(Spider):
                 yield item  # data from the page state without a link to follow
 
     def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Request]:
-        """One request per entity per crawl (aliases of the same story share its id)."""
-        if (link.kind, link.key) in self.requested:
-            return
-        self.requested.add((link.kind, link.key))
+        """A request for the entity's page; its fingerprint is the entity's identity
+        (:mod:`topics_crawler.merge`), so the dupefilter lets one request per entity through
+        (aliases of the same story share its id) and the spider keeps no set of its own."""
         meta: dict[str, Any] = {"entity_kind": link.kind}
+        identity = link_identity(link.kind, link.key)
+        if identity is not None:
+            meta[ENTITY_KEY_META] = identity
         host = link.url.split("/")[2]
         if not is_medium_domain(host):
             meta[MEDIUM_CUSTOM_DOMAIN_META] = True
