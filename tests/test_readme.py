@@ -36,7 +36,8 @@ COVERED_ELSEWHERE = {
     r"^\.venv/bin/pytest ": ".ci/run (make test runs every test)",
     r"^pip install ": "tests/test_install.py::test_each_extra_installs_on_its_own",
     r"^make lock$": "tests/test_readme.py::test_make_lock_reproduces_the_committed_locks",
-    r"^make (fixtures|bench)$": "tooling: rewrites fixtures / runs benchmarks (see BENCHMARKS.md)",
+    r"^make (fixtures|bench|fuzz)$": "tooling: rewrites fixtures / runs benchmarks and the full"
+    " fuzz run (see BENCHMARKS.md)",
     r"^export SCRAPYD_": "tests/test_scrapyd.py (credentials from the environment)",
     r"^\.venv/bin/scrapyd-deploy ": "tests/test_scrapyd.py::egg",
     r"^curl .*schedule\.json": "tests/test_scrapyd.py (schedule.json with arguments)",
@@ -48,6 +49,7 @@ COVERED_ELSEWHERE = {
 RUN_HERE = (
     r"^\.venv/bin/scrapy (crawl|parse|shell) ",
     r"^\.venv/bin/python -m topics_crawler report ",
+    r"^\.venv/bin/python -c ",  # the dataset section's DuckDB / polars / datasets lines
     r"^<python block>",
 )
 SETTINGS_MODULE = "readme_settings"
@@ -114,6 +116,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, di
             "MEDIUM_BASE_URL": site.base_url,
             "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE,
             "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}",
+            "HF_DATASETS_OFFLINE": "1",  # a local dataset; nothing to download
+            "HF_HUB_OFFLINE": "1",
         }
         yield folder, env
 
