@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.site import demo
+from topics_crawler.exporters import records_of
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
@@ -122,14 +123,14 @@ def test_the_demo_shows_history_two_tags_a_report_and_lines_that_run(
     stories = pq.read_table(out / "stories.parquet", columns=["reading_time_min"]).to_pylist()
     minutes = sorted(row["reading_time_min"] for row in stories if row["reading_time_min"])
     assert 3 < minutes[len(minutes) // 2] < 10, "median reading time of a real-looking archive"
-    pages = {p["tag"]: p for p in pq.read_table(out / "tag_pages.parquet").to_pylist()}
+    pages = {p["tag"]: p for p in records_of(pq.read_table(out / "tag_pages.parquet"))}
     if shutil.which(demo.CHROMIUM):  # the seed tag's JavaScript sections, through Chromium
         assert pages[demo.SEED_TAG]["who_to_follow"]
     else:
         assert demo.NO_CHROMIUM in output.out
     assert (out / "report" / "report.html").is_file()
     ids = {row["story_id"] for row in pq.read_table(out / "stories.parquet").to_pylist()}
-    sections = json.loads(pages[demo.SECOND_TAG]["sections"])  # nested: JSON text
+    sections = pages[demo.SECOND_TAG]["sections"]  # typed: records_of gives the mapping back
     listed = {i for section in sections.values() for i in section}
     assert listed, pages[demo.SECOND_TAG]
     assert listed <= ids, "every story the second tag page lists is in the dataset"
