@@ -32,6 +32,16 @@ from topics_crawler.urls import (
             "https://humanparts.medium.com/x-c9700a7cf36d",
         ),
         ("http://127.0.0.1:8080/tag/ai", "https://127.0.0.1:8080/tag/ai"),
+        ("https://medium.com/%40ev", "https://medium.com/@ev"),
+        (
+            "https://medium.com/p/caf%C3%A9-%C3%A0-9e53ca408c48",
+            "https://medium.com/p/caf%C3%A9-%C3%A0-9e53ca408c48",
+        ),
+        (
+            "https://medium.com/p/café-à-9e53ca408c48",
+            "https://medium.com/p/caf%C3%A9-%C3%A0-9e53ca408c48",
+        ),
+        ("https://medium.com/tag/c%2B%2B", "https://medium.com/tag/c++"),
         ("javascript:alert(1)", None),
         ("data:text/html,hi", None),
         ("mailto:a@b.c", None),
