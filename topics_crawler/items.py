@@ -253,7 +253,8 @@ class TagPage:
     name: str | None = spec(Kind.TEXT, "Display name (``Distributed Training``).")
     url: str | None = spec(
         Kind.URL,
-        "Canonical tag page URL (``https://medium.com/tag/<slug>``).",
+        "Canonical tag page URL (``https://medium.com/tag/<slug>``; a 2019 topic's is"
+        " ``https://medium.com/topic/<slug>``).",
         required=True,
     )
     description: str | None = spec(
