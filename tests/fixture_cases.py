@@ -6,6 +6,10 @@ Two families live under ``tests/fixtures/``:
   ``meta.json["source"]``; only the expected output is stored here, never the page.
 * ``own/<kind>/<case>/`` — pages we wrote (``input.html``/``input.json``/``input.xml``).
 
+A capture saved as the bare JSON of a page's ``window.__APOLLO_STATE__`` (the 2022 tag
+state) has ``"wrap": "apollo_state"`` in its ``meta.json``: it is parsed inside a
+``<script>window.__APOLLO_STATE__ = …</script>`` page, the way the page carried it.
+
 Regenerate expected files after a parser change, then review the diff::
 
     python -m tests.fixture_cases --regenerate [SUBSTRING]
@@ -17,7 +21,7 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -52,9 +56,19 @@ class Case:
             return real_pages_dir() / self.meta["source"]
         return next(self.folder.glob("input.*"))
 
+    def input_bytes(self) -> bytes:
+        body = self.input_path().read_bytes()
+        if self.meta.get("wrap") == "apollo_state":
+            return (
+                b"<html><body><script>window.__APOLLO_STATE__ = "
+                + body
+                + b"</script></body></html>"
+            )
+        return body
+
     def run(self) -> PageResult:
         return parse_page(
-            self.input_path().read_bytes(),
+            self.input_bytes(),
             self.meta["url"],
             kind=self.meta.get("kind"),
             scraped_at=datetime.fromisoformat(self.meta["scraped_at"].replace("Z", "+00:00")),
@@ -65,14 +79,18 @@ class Case:
 
 
 def result_to_json(result: PageResult) -> dict[str, Any]:
-    """The stored form of a parse result (what ``expected.json`` holds)."""
-    return {
+    """The stored form of a parse result (what ``expected.json`` holds; ``cursors`` only
+    when the page gives one)."""
+    stored = {
         "kind": result.kind,
         "items": [item_to_dict(item) for item in result.items],
         "links": [{"kind": ln.kind, "key": ln.key, "url": ln.url} for ln in result.links],
         "errors": result.errors,
         "missing": result.missing,
     }
+    if result.cursors:
+        stored["cursors"] = [asdict(cursor) for cursor in result.cursors]
+    return stored
 
 
 def discover(family: str) -> list[Case]:
@@ -88,7 +106,7 @@ def discover(family: str) -> list[Case]:
 def diff(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
     """Human-readable differences, one line per item field / list."""
     lines = []
-    for key in ("kind", "errors", "missing", "links"):
+    for key in ("kind", "errors", "missing", "links", "cursors"):
         if expected.get(key) != actual.get(key):
             lines.append(f"{key}: expected {expected.get(key)!r}, got {actual.get(key)!r}")
     exp_items, act_items = expected.get("items", []), actual.get("items", [])

@@ -292,7 +292,7 @@ def test_columns_are_typed_timestamps_lists_structs_and_maps(dataset: Path) -> N
         "list<element: struct<section: string, story_ids: list<element: string>>>"
     )
     assert str(tags.field("subtopics").type) == (
-        "list<element: struct<name: string, description: string>>"
+        "list<element: struct<name: string, description: string, section: string>>"
     )
     assert "struct<kind: string, id: string, username: string" in str(
         tags.field("who_to_follow").type

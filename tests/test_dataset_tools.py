@@ -68,9 +68,10 @@ def test_polars_reads_typed_columns(dataset: Path) -> None:
     tag_pages = polars.read_parquet(dataset / "tag_pages.parquet")
     subtopics = tag_pages.schema["subtopics"]
     assert isinstance(subtopics, polars.List)
-    assert subtopics.inner == polars.Struct({"name": polars.String, "description": polars.String})
+    members = {"name": polars.String, "description": polars.String, "section": polars.String}
+    assert subtopics.inner == polars.Struct(members)
     row = tag_pages.row(0, named=True)
-    assert row["subtopics"] == [{"name": "LLM", "description": "Large models"}]
+    assert row["subtopics"] == [{"name": "LLM", "description": "Large models", "section": None}]
 
 
 DATASETS_SCRIPT = """

@@ -267,8 +267,10 @@ class TagPage:
     )
     subtopics: list[dict[str, str | None]] = spec(
         Kind.RECORD_LIST,
-        'Sub-topic clusters in page order: ``{"name": ..., "description": ...}``.',
-        members=("name", "description"),
+        'Sub-topic clusters ("Explore recommended reads") in page order: ``{"name": ...,'
+        ' "description": ..., "section": ...}``; ``section`` is the key of the cluster\'s'
+        " stories in ``sections`` (None when the cluster lists none).",
+        members=("name", "description", "section"),
         factory=list,
     )
     related_tags: list[str] = spec(
@@ -294,11 +296,37 @@ class TagPage:
         Kind.RAW,
         "Source text of ``story_count`` when it was abbreviated.",
     )
+    writer_count: int | None = spec(
+        Kind.COUNT,
+        "Number of writers of the tag (2022 state ``TagFeature.writerCount``), Count.",
+    )
+    latest_story_count: int | None = spec(
+        Kind.COUNT,
+        "Medium's ``TagFeature.postCountLatest``: stories of the recent period (the page"
+        " does not state the period), Count.",
+    )
+    latest_writer_count: int | None = spec(
+        Kind.COUNT,
+        "Medium's ``TagFeature.writerCountLatest``: writers of the same recent period, Count.",
+    )
+    top_writers: list[dict[str, str | None]] = spec(
+        Kind.RECORD_LIST,
+        "The tag's top writers as the state lists them (2022 ``tagTopWriters``, 2019"
+        ' ``featuredTopicWriters``), page order: ``{"kind": "author", "id", "username",'
+        ' "name"}``.',
+        members=("kind", "id", "username", "name"),
+        factory=list,
+    )
     sections: dict[str, list[str]] = spec(
         Kind.SECTIONS,
-        "Ordered mapping section key → story ids in card order. Keys: ``popular_this_week``,"
-        " ``selected_by_medium``, ``latest_stories``, ``recommended``, ``featured`` (2019"
-        " topic pages); a section absent from the page is absent from the mapping.",
+        "Ordered mapping section key → story ids in card order. A section is keyed by what"
+        " the page calls it (its heading lowercased, non-alphanumerics → ``_``):"
+        " ``popular_this_week``, ``selected_by_medium``, ``latest_stories``, ``recommended``"
+        ' ("Recommended stories"), one key per sub-topic cluster (its name, see ``subtopics``);'
+        " by the state listing where the page has no heading for it: ``featured`` / ``latest``"
+        " / ``popular`` (2019 ``Topic``), ``tag_feed_<mode>`` (2022 ``tagFeed`` by its"
+        " ``mode``: ``tag_feed_hot``…). A section absent from the page is absent from the"
+        " mapping.",
         factory=dict,
     )
     who_to_follow: list[dict[str, str | None]] = spec(

@@ -61,6 +61,15 @@ class MediumLink:
     url: str
 
 
+def split_url(url: str) -> SplitResult | None:
+    """:func:`urllib.parse.urlsplit`, or None for text it refuses (``http://[::1``:
+    "Invalid IPv6 URL") — a broken link in a page says nothing, it must not raise."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
 def is_medium_domain(host: str) -> bool:
     """medium.com or any of its subdomains (``miro.medium.com`` included); ``host`` is
     lowercase, without port. For "a host whose pages we follow" see :func:`is_medium_host`."""
@@ -127,7 +136,10 @@ def _canonical_parts(url: str, base: str | None) -> tuple[str, str] | None:
 def _one_encoding(path: str) -> str:
     """The path in one spelling whether it came percent-encoded or literal (w3lib's
     canonicalization): ``/%40ev`` → ``/@ev``, ``/p/-à-`` → ``/p/-%C3%A0-``."""
-    return urlsplit(canonicalize_url(f"https://h{path}")).path
+    try:
+        return urlsplit(canonicalize_url(f"https://h{path}")).path
+    except ValueError:  # a path w3lib cannot read (brackets…): kept as it came
+        return path
 
 
 def _host_and_port(parts: SplitResult) -> tuple[str | None, int | None]:

@@ -9,7 +9,6 @@ recorded in :attr:`Document.errors` instead of raised.
 from __future__ import annotations
 
 import codecs
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import cached_property
@@ -20,11 +19,14 @@ import lxml.html
 from lxml import etree
 
 from topics_crawler.normalize import format_timestamp
-from topics_crawler.pages._state import (
-    ApolloState,
+from topics_crawler.pages._result import FetchAgain
+from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages.state import (
+    State,
     StateError,
     find_apollo_state,
     find_legacy_state,
+    load_json,
 )
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
@@ -43,15 +45,27 @@ _UTF8_HTML_PARSER = lxml.html.HTMLParser(encoding="utf-8")
 
 
 def decode_body(body: bytes | str, encoding: str | None = None) -> str:
-    """Text of a page body: the declared encoding, else UTF-8, never raising."""
+    """Text of a page body: the encoding its byte order mark names, else the declared
+    one, else UTF-8, never raising."""
     return _decode(body, encoding)[0]
+
+
+#: Byte order marks that name the encoding whatever the page declares (UTF-32 first: its
+#: little-endian mark starts with UTF-16's). A UTF-8 mark is left to the UTF-8 decoder.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
     """:func:`decode_body` plus the codec that read the bytes cleanly (None: str or lossy)."""
     if isinstance(body, str):
         return body, None
-    for candidate in (encoding, "utf-8"):
+    bom = next((codec for mark, codec in _BOMS if body.startswith(mark)), None)
+    for candidate in (bom, encoding, "utf-8"):
         if not candidate:
             continue
         try:
@@ -80,6 +94,8 @@ class Document:
         self.now = scraped_at or datetime.now(UTC)
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
+        #: Typed "fetch this again" signals found while reading the page (broken state).
+        self.signals: list[FetchAgain] = []
         self._markers: dict[str, bool] = {}
 
     def error(self, reason: str) -> None:
@@ -172,8 +188,8 @@ class Document:
             if not raw:
                 continue
             try:
-                value = json.loads(raw)
-            except json.JSONDecodeError:
+                value = load_json(raw)
+            except StateError:
                 self.error("broken JSON-LD")
                 continue
             for obj in value if isinstance(value, list) else [value]:
@@ -195,42 +211,57 @@ class Document:
         return None
 
     @cached_property
-    def apollo(self) -> ApolloState | None:
-        """The Apollo cache of a 2019+ page, or None (broken state is recorded)."""
+    def _apollo_cache(self) -> dict[str, Any] | None:
         try:
-            data = find_apollo_state(self.text)
+            return find_apollo_state(self.text)
         except StateError as exc:
             self.error(f"broken Apollo state: {exc}")
+            self.signals.append(FetchAgain("broken_state", "apollo_state", str(exc)))
             return None
-        return ApolloState(data) if data is not None else None
+
+    @cached_property
+    def apollo(self) -> ApolloState | None:
+        """The Apollo cache of a 2019+ page for the parsers not yet on :attr:`state`."""
+        data = self._apollo_cache
+        return ApolloState(data, self.apollo_state) if data is not None else None
+
+    @cached_property
+    def apollo_state(self) -> State | None:
+        """The Apollo cache of a 2019+ page (Apollo-2 or -3), or None (broken state is
+        recorded); wrong-typed values met while reading it are recorded as errors."""
+        data = self._apollo_cache
+        return State.from_apollo(data, notes=self.error) if data is not None else None
 
     @cached_property
     def legacy(self) -> dict[str, Any] | None:
-        """The ``{value, references}`` payload of a 2015–2018 page, or None."""
+        """The raw ``{value, references}`` payload of a 2015–2018 page, or None."""
         try:
             return find_legacy_state(self.text)
         except StateError as exc:
             self.error(f"broken legacy state: {exc}")
+            self.signals.append(FetchAgain("broken_state", "legacy_state", str(exc)))
             return None
+
+    @cached_property
+    def legacy_state(self) -> State | None:
+        """The ``{value, references}`` payload of a 2015–2018 page as a :class:`State`."""
+        payload = self.legacy
+        return State.from_payload(payload, notes=self.error) if payload is not None else None
+
+    @property
+    def state(self) -> State | None:
+        """The page's embedded state: the Apollo cache, else the legacy payload, else None."""
+        return self.apollo_state or self.legacy_state
 
     @cached_property
     def medium_domains(self) -> frozenset[str]:
         """Custom domains that this page's own state declares as Medium publications."""
         domains: set[str] = set()
-        apollo = self.apollo
-        if apollo is not None:
-            for typename in ("Collection", "Publication"):
-                for _key, entity in apollo.entities(typename):
-                    domains.add(str(entity.get("domain") or ""))
-        legacy = self.legacy
-        if legacy is not None:
-            references = legacy.get("references")
-            collections = references.get("Collection") if isinstance(references, dict) else None
-            if isinstance(collections, dict):
-                for collection in collections.values():
-                    if isinstance(collection, dict):
-                        domains.add(str(collection.get("domain") or ""))
-        return frozenset(d.lower() for d in domains if d and not is_medium_domain(d.lower()))
+        for state in (self.apollo_state, self.legacy_state):
+            if state is not None:
+                for entity in state.entities("Collection", "Publication"):
+                    domains.add((entity.str("domain") or "").lower())
+        return frozenset(d for d in domains if d and not is_medium_domain(d))
 
     def classify(self, href: str) -> MediumLink | None:
         """:func:`~topics_crawler.urls.classify_url` of a link on this page: relative links

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from topics_crawler.normalize import (
     clean_text,
@@ -32,6 +32,7 @@ from topics_crawler.urls import (
     MediumLink,
     classify_url,
     post_id_from_url,
+    split_url,
 )
 
 ARTICLE_TYPES = ("NewsArticle", "Article", "BlogPosting", "SocialMediaPosting")
@@ -112,7 +113,8 @@ def _ld_image(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("url")
     url = clean_text(value)
-    return url if url and urlsplit(url).path not in ("", "/") else None
+    parts = split_url(url) if url else None
+    return url if parts is not None and parts.path not in ("", "/") else None
 
 
 # --- meta tags ---------------------------------------------------------------------------
@@ -312,9 +314,8 @@ def url_layer(url: str | None) -> dict[str, Any]:
     """Post id, author username or publication slug spelled out in a story URL."""
     if not url:
         return {}
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # "Invalid IPv6 URL": a broken canonical link says nothing
+    parts = split_url(url)
+    if parts is None:  # a broken canonical link says nothing
         return {}
     segments = [unquote(s) for s in parts.path.split("/") if s]
     layer: dict[str, Any] = {"story_id": post_id_from_url(url)}
