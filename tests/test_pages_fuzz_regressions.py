@@ -71,3 +71,12 @@ def test_json_ld_nested_too_deeply_is_a_recorded_error() -> None:
     result = parse_page(page.encode(), STORY_URL, kind="story")
     assert_parsed(result)
     assert "broken JSON-LD" in result.errors
+
+
+def test_app_link_with_a_broken_ipv6_url() -> None:
+    page = (
+        '<html><head><meta property="al:ios:url" content="medium://[p/0f1e2d3c4b5a">'
+        "<title>Salt and silt</title></head><body><article><h1>Salt and silt</h1>"
+        "<p>Text.</p></article></body></html>"
+    )
+    assert_parsed(parse_page(page.encode(), STORY_URL, kind="story"))

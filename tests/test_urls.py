@@ -77,6 +77,7 @@ def test_canonical_url_resolves_relative_links() -> None:
         ("https://medium.com/@user/twitter-adsense", None),
         ("https://medium.com/tag/machine-learning", None),
         ("https://medium.com/@user/deadbeef", None),
+        ("http://[broken-ipv6/x-0123456789ab", None),  # a feed guid the fuzzer broke
     ],
 )
 def test_post_id_from_url(url: str, post_id: str | None) -> None:

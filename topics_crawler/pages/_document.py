@@ -40,6 +40,11 @@ def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.Htm
     return chain.from_iterable(top.iter(*tags) for top in tops)
 
 
+#: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree (few per
+#: page; anchors, hundreds, are read as :attr:`Document.hrefs` without element objects).
+INDEXED_TAGS = ("meta", "link", "script")
+#: Every anchor's ``href``, document order, as plain strings (no element proxies made).
+_HREFS = etree.XPath("//a/@href", smart_strings=False)
 #: Parses UTF-8 bytes as UTF-8 whatever the page declares, like the decoded text.
 _UTF8_HTML_PARSER = lxml.html.HTMLParser(encoding="utf-8")
 
@@ -58,6 +63,32 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+
+
+_VALIDATE_CHUNK = 1 << 20
+
+
+def _reads_as_utf8(body: bytes, encoding: str | None) -> bool:
+    """True when :func:`_decode` would read ``body`` as UTF-8 and it is clean UTF-8,
+    checked chunk by chunk so no text copy of the whole page is made."""
+    if any(body.startswith(mark) for mark, _codec in _BOMS):
+        return False
+    if encoding:
+        try:
+            declared = codecs.lookup(encoding).name
+        except LookupError:
+            declared = "utf-8"
+        if declared != "utf-8":
+            return False
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(body)
+    try:
+        for start in range(0, len(body), _VALIDATE_CHUNK):
+            decoder.decode(view[start : start + _VALIDATE_CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
@@ -87,16 +118,54 @@ class Document:
         encoding: str | None = None,
     ) -> None:
         self.url = url
-        self.text, codec = _decode(body, encoding)
-        #: The body when it is clean UTF-8: lxml reads those bytes faster than the same text
-        #: as str (a page with one emoji is a 4-bytes-per-character str).
-        self._utf8_body = body if isinstance(body, bytes) and codec == "utf-8" else None
+        #: The body when it is clean UTF-8: lxml and the state reader work on these bytes,
+        #: and the text is decoded only when a parser asks for it — a str copy of a big
+        #: page costs 1–4 bytes per character (one emoji makes every character 4 bytes).
+        self._utf8_body: bytes | None = None
+        self._text: str | None = None
+        if isinstance(body, bytes) and _reads_as_utf8(body, encoding):
+            self._utf8_body = body
+        else:
+            self._text, codec = _decode(body, encoding)
+            if isinstance(body, bytes) and codec == "utf-8":
+                self._utf8_body = body
         self.now = scraped_at or datetime.now(UTC)
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
         #: Typed "fetch this again" signals found while reading the page (broken state).
         self.signals: list[FetchAgain] = []
         self._markers: dict[str, bool] = {}
+        #: What parsers work out once per page and read more than once (their own keys).
+        self.memo: dict[str, Any] = {}
+
+    @property
+    def text(self) -> str:
+        """The page as text (decoded on first use for clean UTF-8 bodies)."""
+        if self._text is None:
+            self._text = (self._utf8_body or b"").decode("utf-8")
+        return self._text
+
+    def _text_unless_bytes(self) -> str | None:
+        """The text, unless the clean UTF-8 bytes can be read instead (then None)."""
+        return None if self._utf8_body is not None else self.text
+
+    def head(self, chars: int) -> str:
+        """The first ``chars`` characters of the text, without decoding the whole body."""
+        if self._text is not None or self._utf8_body is None:
+            return self.text[:chars]
+        return self._utf8_body[: chars * 4].decode("utf-8", errors="ignore")[:chars]
+
+    def tail(self, chars: int) -> str:
+        """The last ``chars`` characters of the text, without decoding the whole body."""
+        if self._text is not None or self._utf8_body is None:
+            return self.text[-chars:]
+        return self._utf8_body[-chars * 4 :].decode("utf-8", errors="ignore")[-chars:]
+
+    def is_blank(self) -> bool:
+        """No text, or only white space."""
+        if self._utf8_body is not None:
+            return not self._utf8_body.strip()
+        return not self.text or self.text.isspace()
 
     def error(self, reason: str) -> None:
         """Record a problem with this page (reported as ``parse/errors/<kind>``)."""
@@ -106,7 +175,7 @@ class Document:
     @cached_property
     def tree(self) -> lxml.html.HtmlElement | None:
         """The parsed HTML tree, or None for an empty / unparseable body."""
-        if not self.text or self.text.isspace():
+        if self.is_blank():
             self.error("empty body")
             return None
         try:
@@ -131,16 +200,35 @@ class Document:
             return []
 
     def iter_tags(self, *tags: str) -> Iterator[lxml.html.HtmlElement]:
-        """:func:`iter_tags` on the tree; none without a tree."""
+        """:func:`iter_tags` on the tree; none without a tree. The tags every parser reads
+        (:data:`INDEXED_TAGS`) come from one walk of the tree, shared by all of them."""
+        if len(tags) == 1 and tags[0] in INDEXED_TAGS:
+            return iter(self._indexed_tags.get(tags[0], ()))
         tree = self.tree
         return iter(()) if tree is None else iter_tags(tree, *tags)
 
+    @cached_property
+    def hrefs(self) -> list[str]:
+        """The ``href`` of every ``<a>``, document order; empty without a tree."""
+        found = _HREFS(self.tree) if self.tree is not None else []
+        return [str(href) for href in found] if isinstance(found, list) else []
+
+    @cached_property
+    def _indexed_tags(self) -> dict[str, list[lxml.html.HtmlElement]]:
+        tree = self.tree
+        found: dict[str, list[lxml.html.HtmlElement]] = {}
+        for element in iter_tags(tree, *INDEXED_TAGS) if tree is not None else ():
+            found.setdefault(element.tag, []).append(element)
+        return found
+
     def contains(self, marker: str) -> bool:
         """``marker in self.text``, remembered: layers ask about the same markers repeatedly,
-        and each miss is a scan of the whole page."""
+        and each miss is a scan of the whole page (of its UTF-8 bytes when it has them)."""
         found = self._markers.get(marker)
         if found is None:
-            found = self._markers[marker] = marker in self.text
+            body = self._utf8_body
+            found = marker.encode("utf-8") in body if body is not None else marker in self.text
+            self._markers[marker] = found
         return found
 
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
@@ -213,7 +301,7 @@ class Document:
     @cached_property
     def _apollo_cache(self) -> dict[str, Any] | None:
         try:
-            return find_apollo_state(self.text)
+            return find_apollo_state(self._text_unless_bytes(), self._utf8_body)
         except StateError as exc:
             self.error(f"broken Apollo state: {exc}")
             self.signals.append(FetchAgain("broken_state", "apollo_state", str(exc)))
@@ -236,7 +324,7 @@ class Document:
     def legacy(self) -> dict[str, Any] | None:
         """The raw ``{value, references}`` payload of a 2015–2018 page, or None."""
         try:
-            return find_legacy_state(self.text)
+            return find_legacy_state(self._text_unless_bytes(), self._utf8_body)
         except StateError as exc:
             self.error(f"broken legacy state: {exc}")
             self.signals.append(FetchAgain("broken_state", "legacy_state", str(exc)))
@@ -257,10 +345,9 @@ class Document:
     def medium_domains(self) -> frozenset[str]:
         """Custom domains that this page's own state declares as Medium publications."""
         domains: set[str] = set()
-        for state in (self.apollo_state, self.legacy_state):
-            if state is not None:
-                for entity in state.entities("Collection", "Publication"):
-                    domains.add((entity.str("domain") or "").lower())
+        state = self.state
+        for entity in state.entities("Collection", "Publication") if state is not None else ():
+            domains.add((entity.str("domain") or "").lower())
         return frozenset(d for d in domains if d and not is_medium_domain(d))
 
     def classify(self, href: str) -> MediumLink | None:

@@ -212,16 +212,23 @@ def classify_href(href: str, base: str) -> MediumLink | None:
 def page_anchor_links(doc: Document) -> Iterator[MediumLink]:
     """Every anchor of the page that :func:`classify_href` recognises, page order (a page
     repeats many links — bylines, tag lists —, each distinct href is classified once)."""
+    return iter(_anchor_links(doc))
+
+
+def _anchor_links(doc: Document) -> list[MediumLink]:
+    cached = doc.memo.get("anchor_links")
+    if isinstance(cached, list):
+        return cached
+    links: list[MediumLink] = []
     known: dict[str, MediumLink | None] = {}
-    for anchor in doc.iter_tags("a"):
-        href = anchor.get("href")
-        if href is None:
-            continue
+    for href in doc.hrefs:
         if href not in known:
-            known[href] = classify_href(str(href), doc.url)
+            known[href] = classify_href(href, doc.url)
         link = known[href]
         if link is not None:
-            yield link
+            links.append(link)
+    doc.memo["anchor_links"] = links
+    return links
 
 
 def _dom_title(doc: Document) -> dict[str, Any]:

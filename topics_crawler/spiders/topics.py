@@ -26,6 +26,7 @@ from functools import cached_property
 from typing import Any
 
 from scrapy import Request, Spider
+from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
@@ -39,11 +40,11 @@ from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (
-    HISTORY_TAG_META,
     HistoryCallbacks,
     HistoryPager,
     history_ranges,
     is_history_fallback,
+    listing_of,
 )
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
@@ -176,8 +177,9 @@ class TopicsSpider(Spider):
         request = failure.request  # type: ignore[attr-defined]
         response = getattr(failure.value, "response", None)
         reason = f"http_{response.status}" if response is not None else failure_reason(failure)
-        tag = request.meta.get(HISTORY_TAG_META, "")
-        yield from self.history.fail(tag, reason, failure.getErrorMessage())
+        listing = listing_of(request.meta)
+        if listing is not None:
+            yield from self.history.fail(listing, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
         yield from self.parse_entity(response, "story", known, follow=("author", "publication"))
@@ -346,7 +348,11 @@ def item_key(item: Item) -> tuple[str, str]:
 
 
 def failure_reason(failure: Failure) -> str:
-    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``)."""
+    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``);
+    ``too_large`` for a response Scrapy cancelled past ``DOWNLOAD_MAXSIZE`` (the only reason
+    its HTTP handlers cancel a download)."""
+    if isinstance(failure.value, DownloadCancelledError):
+        return "too_large"
     name = type(failure.value).__name__
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+
+import orjson
 
 _DECODER = json.JSONDecoder()
 XSSI_GUARD = "])}while(1);</x>"
@@ -25,11 +27,14 @@ class StateError(ValueError):
     """Embedded JSON was found but could not be decoded."""
 
 
-def decode_after(text: str, marker: str, start: int = 0) -> tuple[Any, int] | None:
+def decode_after(
+    text: str, marker: str, start: int = 0, origin: int | Callable[[], int] = 0
+) -> tuple[Any, int] | None:
     """Decode the JSON value that follows ``marker`` (after ``=``/``(`` and white space).
 
     Returns ``(value, end index)`` or None when the marker is absent; raises
-    :class:`StateError` when the marker is there but the JSON is broken.
+    :class:`StateError` when the marker is there but the JSON is broken, with the offset
+    in the page (``origin``: where ``text`` starts in the page, or a function that says).
     """
     index = text.find(marker, start)
     if index < 0:
@@ -41,7 +46,8 @@ def decode_after(text: str, marker: str, start: int = 0) -> tuple[Any, int] | No
     try:
         value, end = _DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
-        raise StateError(f"broken JSON after {marker!r}: {exc.msg} (offset {exc.pos})") from exc
+        where = (origin() if callable(origin) else origin) + exc.pos
+        raise StateError(f"broken JSON after {marker!r}: {exc.msg} (offset {where})") from exc
     except RecursionError as exc:
         raise StateError(f"JSON after {marker!r} is nested too deeply") from exc
     return value, end
@@ -57,10 +63,54 @@ def strip_xssi(text: str) -> str:
     return text
 
 
-def find_apollo_state(text: str) -> dict[str, Any] | None:
-    """The ``window.__APOLLO_STATE__`` object of a 2019+ page, or None when absent."""
+Located = tuple[str, int | Callable[[], int]]
+
+
+def _from_marker(text: str | None, body: bytes | None, marker: str) -> Located | None:
+    """``(text from the first marker on, its offset in the page)``, or None when the
+    marker is absent. With the page's clean UTF-8 ``body`` the marker is looked for in the
+    bytes (an ASCII search, fast whatever the page's characters) and only the text after
+    it is decoded; the offset, in characters, is then worked out only if asked for."""
+    if body is None:
+        text = text or ""
+        index = text.find(marker)
+        return (text[index:], index) if index >= 0 else None
+    index = body.find(marker.encode("ascii"))
+    if index < 0:
+        return None
+    segment = body[index:].decode("utf-8", errors="replace")
+    return segment, lambda: len(body[:index].decode("utf-8", errors="replace"))
+
+
+def _script_json(body: bytes, marker: str) -> Any:
+    """The JSON between ``marker`` (and its ``=``) and the script's end, read straight from
+    the bytes with orjson (several times faster than :mod:`json`, and no text copy), or
+    None when that is not exactly one JSON value — the caller then takes the slower,
+    more forgiving way, which also gives the error message."""
+    index = body.find(marker.encode("ascii"))
+    if index < 0:
+        return None
+    start = index + len(marker)
+    while body[start : start + 1] in (b" ", b"\t", b"\r", b"\n", b"="):
+        start += 1
+    end = body.find(b"</script", start)
+    candidate = body[start : end if end >= 0 else len(body)].rstrip().removesuffix(b";")
+    try:
+        return orjson.loads(candidate)
+    except orjson.JSONDecodeError:  # trailing code, NaN, huge numbers, lone surrogates…
+        return None
+
+
+def find_apollo_state(text: str | None, body: bytes | None = None) -> dict[str, Any] | None:
+    """The ``window.__APOLLO_STATE__`` object of a 2019+ page, or None when absent.
+    ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`)."""
+    if body is not None:
+        fast = _script_json(body, APOLLO_MARKERS[0])
+        if isinstance(fast, dict):
+            return fast
     for marker in APOLLO_MARKERS:
-        found = decode_after(text, marker)
+        located = _from_marker(text, body, marker)
+        found = decode_after(located[0], marker, origin=located[1]) if located else None
         if found is not None:
             value = found[0]
             if not isinstance(value, dict):
@@ -69,18 +119,21 @@ def find_apollo_state(text: str) -> dict[str, Any] | None:
     return None
 
 
-def find_legacy_state(text: str) -> dict[str, Any] | None:
+def find_legacy_state(text: str | None, body: bytes | None = None) -> dict[str, Any] | None:
     """The embedded ``{value, references, …}`` payload of a 2015–2018 page.
 
     2016–18 pages call ``window["obvInit"]({...})``; 2015 pages assign
     ``var GLOBALS = {...}`` whose ``embedded`` member holds the payload.
     Pages re-serialised by other tools may have the script HTML-escaped.
+    ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`).
     """
-    for candidate in _legacy_texts(text):
+    for candidate, candidate_body in _legacy_texts(text, body):
         for marker in LEGACY_MARKERS:
-            index = candidate.find(marker)
+            located = _from_marker(candidate, candidate_body, marker)
+            segment, origin = located if located is not None else ("", 0)
+            index = 0 if located else -1
             while index >= 0:
-                found = decode_after(candidate, marker, index)
+                found = decode_after(segment, marker, index, origin)
                 if found is None:
                     break
                 value, end = found
@@ -88,18 +141,28 @@ def find_legacy_state(text: str) -> dict[str, Any] | None:
                     embedded = value.get("embedded") if "GLOBALS" in marker else value
                     if isinstance(embedded, dict) and embedded:
                         return embedded
-                index = candidate.find(marker, end)
+                index = segment.find(marker, end)
     return None
 
 
-def _legacy_texts(text: str) -> Iterator[str]:
-    yield text
-    if "&quot;" in text and "obvInit" in text:
-        yield html.unescape(text)
+def _legacy_texts(
+    text: str | None, body: bytes | None
+) -> Iterator[tuple[str | None, bytes | None]]:
+    yield text, body
+    if body is not None:
+        if b"&quot;" in body and b"obvInit" in body:
+            yield html.unescape(body.decode("utf-8", errors="replace")), None
+    elif text and "&quot;" in text and "obvInit" in text:
+        yield html.unescape(text), None
 
 
 def load_json(text: str) -> Any:
-    """``json.loads`` that raises only :class:`StateError` (broken, or nested too deeply)."""
+    """``json.loads`` that raises only :class:`StateError` (broken, or nested too deeply);
+    orjson reads it first, :mod:`json` what orjson refuses (and says why)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

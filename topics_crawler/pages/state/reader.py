@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import builtins
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from topics_crawler.pages.state.keys import is_call_of, split_field_key
+from topics_crawler.pages.state.keys import split_field_key
 
 #: References followed in a row before giving up (a cache whose refs loop).
 MAX_REFERENCE_HOPS = 8
@@ -29,6 +30,7 @@ _TYPE_NAMES = {
     bool: "a boolean",
 }
 Notes = Callable[[str], None]
+_LEADING_NAME_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def kind_of(value: Any) -> str:
@@ -97,8 +99,8 @@ class State:
         self._noted = 0
         self._by_type: dict[str, list[str]] = {}
         self._by_id: dict[tuple[str, str], str] = {}
-        self._calls: dict[int, dict[str, list[str]]] = {}
-        self._index_cache()
+        self._calls: dict[int, tuple[dict[str, Any], dict[str, list[str]]]] = {}
+        self._indexed = False
         self._inline: dict[tuple[str, str], dict[str, Any]] = {}
         self._inline_order: dict[str, list[str]] = {}
         root_list = [r for r in roots if isinstance(r, dict)]
@@ -166,6 +168,11 @@ class State:
         if not isinstance(entity_id, str) or not entity_id:
             return None
         for candidate in (entity_id, entity_id.lower()):
+            direct = self.at(f"{typename}:{candidate}")
+            if direct is not None:
+                return direct
+        self._index_cache()
+        for candidate in (entity_id, entity_id.lower()):
             key = self._by_id.get((typename, candidate))
             if key is not None:
                 return self.at(key)
@@ -176,6 +183,7 @@ class State:
 
     def entities(self, *typenames: str) -> Iterator[Node]:
         """Every entity of the given typenames, in the data's order, typename by typename."""
+        self._index_cache()
         for typename in typenames:
             for key in self._by_type.get(typename, ()):
                 node = self.at(key)
@@ -205,23 +213,28 @@ class State:
     # --- field calls ------------------------------------------------------------------------
 
     def call_keys(self, raw: dict[str, Any], name: str) -> list[str]:
-        """Keys of ``raw`` that are field ``name`` (plain or called with arguments)."""
-        index = self._calls.get(id(raw))
-        if index is None:
-            index = {}
-            for key in raw:
-                if isinstance(key, str):
-                    field, _ = split_field_key(key) if _has_arguments(key) else (key, None)
-                    index.setdefault(field, []).append(key)
-            self._calls[id(raw)] = index
-        keys = index.get(name)
-        if keys is not None:
-            return keys
-        return [k for k in raw if isinstance(k, str) and is_call_of(k, name)]
+        """Keys of ``raw`` that are field ``name`` (plain or called with arguments), in
+        stored order. Each object's keys are split once, on the first lookup."""
+        entry = self._calls.get(id(raw))
+        if entry is None or entry[0] is not raw:
+            entry = (raw, _index_keys(raw))
+            self._calls[id(raw)] = entry
+        return entry[1].get(name, [])
+
+    def first_key(self, raw: dict[str, Any], name: str) -> str | None:
+        """The key a read of field ``name`` uses: the plain field, else its first call."""
+        if name in raw:
+            return name
+        keys = self.call_keys(raw, name)
+        return keys[0] if keys else None
 
     # --- indexing ---------------------------------------------------------------------------
 
     def _index_cache(self) -> None:
+        """Entities of the cache by typename and id (once, on the first lookup needing it)."""
+        if self._indexed:
+            return
+        self._indexed = True
         for key, value in self.cache.items():
             if not isinstance(value, dict) or not isinstance(key, str) or key.startswith("$"):
                 continue
@@ -285,6 +298,24 @@ def _is_plain_scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
+def _index_keys(raw: dict[str, Any]) -> dict[str, list[str]]:
+    """Field name → keys of that field in ``raw``. A key whose arguments cannot be read
+    is still indexed under the name it starts with."""
+    index: dict[str, list[str]] = {}
+    for key in raw:
+        if not isinstance(key, str):
+            continue
+        if _has_arguments(key):
+            name, _ = split_field_key(key)
+            if name == key:  # unreadable arguments: the leading name still counts
+                match = _LEADING_NAME_RE.match(key)
+                name = match.group() if match else key
+            index.setdefault(name, []).append(key)
+        else:
+            index.setdefault(key, []).append(key)
+    return index
+
+
 def _has_arguments(key: str) -> bool:
     return "(" in key or ":" in key
 
@@ -346,14 +377,12 @@ class Node:
 
     def has(self, name: builtins.str) -> builtins.bool:
         """True when the field (or a call of it) is present, whatever its value."""
-        return bool(self.state.call_keys(self.raw, name))
+        return self.state.first_key(self.raw, name) is not None
 
     def value(self, name: builtins.str) -> Any:
         """The field's value with references followed (any JSON type); None when absent."""
-        keys = self.state.call_keys(self.raw, name)
-        if not keys:
-            return None
-        return self.state.resolve(self.raw.get(keys[0]))
+        key = self.state.first_key(self.raw, name)
+        return None if key is None else self.state.resolve(self.raw[key])
 
     # --- scalars ---------------------------------------------------------------------------
 
@@ -401,8 +430,8 @@ class Node:
 
     def ref(self, name: builtins.str) -> builtins.str | None:
         """The cache key a reference field points at (``"User:abc"``), not followed."""
-        keys = self.state.call_keys(self.raw, name)
-        return reference_key(self.raw.get(keys[0])) if keys else None
+        key = self.state.first_key(self.raw, name)
+        return reference_key(self.raw[key]) if key is not None else None
 
     # --- objects and lists -----------------------------------------------------------------
 
@@ -500,12 +529,12 @@ class Node:
         if value is None:
             return None
         if isinstance(value, dict):
-            key = self.state.call_keys(self.raw, name)
-            ref = reference_key(self.raw.get(key[0])) if key else None
+            key = self.state.first_key(self.raw, name)
+            ref = reference_key(self.raw[key]) if key is not None else None
             return Node(self.state, value, ref or "")
         self._wrong(name, value, "an object")
         return None
 
     def _wrong(self, name: builtins.str, value: Any, expected: builtins.str) -> None:
-        where = self.key or ":".join(part for part in (self.typename, self.id) if part) or "object"
+        where = self.key or self.typename or "object"
         self.state.note(f"{where}.{name} is {kind_of(value)}, not {expected}")
