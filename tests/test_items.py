@@ -78,6 +78,9 @@ def test_raw_companions_and_identity_name_declared_fields(item_type: str) -> Non
     for name, declared in specs_of(ITEM_CLASSES[item_type]).items():
         if declared.raw:
             assert kinds(item_type).get(declared.raw) is Kind.RAW, name
+    for name, declared in specs_of(ITEM_CLASSES[item_type]).items():
+        if declared.kind is Kind.RECORD_LIST:
+            assert declared.members, f"{name}: a record list declares its members"
     assert identity_fields(item_type)
     assert set(identity_fields(item_type)) <= names
     assert all(set(group) <= names for group in required_groups(item_type))

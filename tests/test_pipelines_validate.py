@@ -218,3 +218,11 @@ def test_malformed_items_are_rejected_not_raised(tmp_path: Path, item: Any) -> N
 def test_switched_off(tmp_path: Path) -> None:
     with pytest.raises(NotConfigured):
         make(tmp_path, VALIDATE_ENABLED=False)
+
+
+def test_a_record_key_no_column_holds_is_rejected_not_lost() -> None:
+    from topics_crawler.pipelines.validate import validate_record
+
+    record = item_to_dict(TagPage(tag="ai", url="https://medium.com/tag/ai", scraped_at=SCRAPED_AT))
+    record["who_to_follow"] = [{"kind": "author", "id": "a1", "followers": "12"}]
+    assert "who_to_follow:unknown_key" in validate_record("tag_page", record)

@@ -99,6 +99,8 @@ def declared_type(declared: FieldSpec) -> pa.DataType:
     if declared.kind is Kind.SECTIONS:
         return SECTIONS_TYPE
     if declared.kind is Kind.RECORD_LIST:
+        if not declared.members:
+            raise TypeError(f"a record list needs its members declared: {declared.doc[:60]}")
         return pa.list_(pa.struct([(member, pa.string()) for member in declared.members]))
     return _KIND_TYPES.get(declared.kind, pa.string())
 

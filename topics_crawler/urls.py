@@ -136,7 +136,10 @@ def _canonical_parts(url: str, base: str | None) -> tuple[str, str] | None:
 def _one_encoding(path: str) -> str:
     """The path in one spelling whether it came percent-encoded or literal (w3lib's
     canonicalization): ``/%40ev`` → ``/@ev``, ``/p/-à-`` → ``/p/-%C3%A0-``."""
-    return urlsplit(canonicalize_url(f"https://h{path}")).path
+    try:
+        return urlsplit(canonicalize_url(f"https://h{path}")).path
+    except ValueError:  # a path w3lib cannot read (brackets…): kept as it came
+        return path
 
 
 def _host_and_port(parts: SplitResult) -> tuple[str | None, int | None]:

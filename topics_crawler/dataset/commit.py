@@ -159,8 +159,8 @@ def write_entity(
         if target.exists():
             for table in _kept_tables(entity, stage, target, schema, row_group_size):
                 rows += _write(writer, jsonl, table, None, row_group_size)
-        for chunk in _batched(stage.merged_rows(entity.item_type), row_group_size):
-            rows += _write(writer, jsonl, encode_rows(chunk, schema), chunk, row_group_size)
+        staged = stage.merged_rows(entity.item_type)
+        rows += _write_staged(writer, jsonl, staged, schema, row_group_size)
     for written in (target, twin):
         fsync_file(next_path(written))
     return MergeResult(rows, added), [target, twin]
@@ -191,6 +191,29 @@ def _kept_tables(
             assert owner is not None
             stage.absorb(entity.item_type, owner, row)
         yield table.filter(pa.array([owner is None for owner in owner_of], type=pa.bool_()))
+
+
+def _write_staged(
+    writer: pq.ParquetWriter,
+    jsonl: IO[str],
+    records: Iterable[dict[str, Any]],
+    schema: pa.Schema,
+    row_group_size: int,
+) -> int:
+    """Write staged records: Python objects a 1,000-row slice at a time, Arrow row groups
+    of ``row_group_size`` rows (compact buffers), so memory is bounded by constants."""
+    rows, tables, buffered = 0, [], 0
+    for chunk in _batched(records, _JSON_SLICE):
+        tables.append(encode_rows(chunk, schema))
+        jsonl.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in chunk)
+        buffered += len(chunk)
+        if buffered >= row_group_size:
+            writer.write_table(pa.concat_tables(tables))
+            rows, tables, buffered = rows + buffered, [], 0
+    if tables:
+        writer.write_table(pa.concat_tables(tables))
+        rows += buffered
+    return rows
 
 
 def _write(

@@ -34,6 +34,7 @@ from topics_crawler.fields import (
     kinds,
     raw_companion,
     required_groups,
+    specs_of,
 )
 from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
 from topics_crawler.layers import is_empty
@@ -218,10 +219,19 @@ def validate_record(item_type: str, record: Mapping[str, Any]) -> list[str]:
         if value is None:
             reasons += _unreadable(item_type, name, record)
             continue
-        problem = CHECKS[kind](value)
+        problem = CHECKS[kind](value) or _undeclared_members(item_type, name, kind, value)
         if problem:
             reasons.append(f"{name}:{problem}")
     return reasons
+
+
+def _undeclared_members(item_type: str, name: str, kind: Kind, value: Any) -> str | None:
+    """``unknown_key`` for a record with a key its field does not declare (the Parquet
+    struct has no column for it: it would be lost)."""
+    if kind is not Kind.RECORD_LIST:
+        return None
+    members = set(specs_of(ITEM_CLASSES[item_type])[name].members)
+    return "unknown_key" if any(set(record) - members for record in value) else None
 
 
 def _missing(item_type: str, record: Mapping[str, Any]) -> list[tuple[str, ...]]:
