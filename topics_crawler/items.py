@@ -83,6 +83,10 @@ class Story:
     """Body as Markdown-flavoured plain text: paragraphs separated by blank lines."""
     text_is_preview: bool | None = None
     """True when ``text`` is only the preview a logged-out reader sees (locked story)."""
+    markdown: str | None = None
+    """Body as CommonMark with its formatting: headings, lists, fenced code (byte for
+    byte), quotes, links, bold, italic, inline code, images (alt, caption), embeds as
+    links. A locked story's preview ends with a line saying it is only the preview."""
     scraped_at: str | None = None
     """When the page was fetched, Timestamp (UTC)."""
 

@@ -30,6 +30,7 @@ from topics_crawler.pages._entities import (
     publication_from_legacy,
 )
 from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages.markdown import apollo_blocks, legacy_blocks, render_markdown
 
 
 @dataclass
@@ -132,7 +133,11 @@ def _apollo_body(state: ApolloState, post: dict[str, Any]) -> dict[str, Any]:
     paragraphs = apollo_paragraphs(state, state.field(content, "bodyModel"))
     preview = content.get("isLockedPreviewOnly")
     preview_flag = preview if isinstance(preview, bool) else None
-    return _text_fields(render_paragraphs(paragraphs), preview_flag, post.get("wordCount"))
+    markdown = render_markdown(
+        apollo_blocks(state.field(content, "bodyModel"), state.resolve), preview=preview is True
+    )
+    fields = _text_fields(render_paragraphs(paragraphs), preview_flag, post.get("wordCount"))
+    return {**fields, "markdown": markdown}
 
 
 def _apollo_responses(state: ApolloState, post: dict[str, Any]) -> int | None:
@@ -210,7 +215,8 @@ def _legacy_body(post: dict[str, Any], virtuals: dict[str, Any]) -> dict[str, An
     text = render_paragraphs(legacy_paragraphs(content.get("bodyModel")))
     preview = virtuals.get("isLockedPreviewOnly")
     preview_flag = preview if isinstance(preview, bool) else (False if text else None)
-    return _text_fields(text, preview_flag, virtuals.get("wordCount"))
+    markdown = render_markdown(legacy_blocks(content.get("bodyModel")), preview=preview is True)
+    return {**_text_fields(text, preview_flag, virtuals.get("wordCount")), "markdown": markdown}
 
 
 def _legacy_subtitle(post: dict[str, Any], virtuals: dict[str, Any]) -> str | None:

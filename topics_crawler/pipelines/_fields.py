@@ -94,6 +94,7 @@ FIELD_KINDS: dict[str, dict[str, Kind]] = {
         "image_url": Kind.LINK,
         "text": Kind.BODY,
         "text_is_preview": Kind.BOOL,
+        "markdown": Kind.BODY,
     },
     "author": {
         "author_id": Kind.HEX_ID,
