@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import lxml.html
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.markdown_readback import read_back
+from topics_crawler.pages._markdown_dom import dom_blocks
 from topics_crawler.pages.markdown import (
     IMAGE_URL,
     PREVIEW_NOTICE,
@@ -340,3 +342,58 @@ def test_any_markups_read_back_as_text_and_styles(case: tuple[str, list[Markup]]
         if not char.isspace()
     ]
     assert [styles for _, styles in seen] == expected, out
+
+
+# --- the DOM of a page without state ------------------------------------------------------
+
+
+def test_dom_blocks_read_what_a_reader_sees() -> None:
+    """A 2019+-style article with upper-case tags and attributes, a lazy image, a code
+    block of line spans, a pull quote and a byline; the footer after the last named
+    paragraph is not body."""
+    html = """<HTML><BODY><ARTICLE>
+      <DIV CLASS="pw-author">Ada Writer</DIV>
+      <H1 ID="a001">Title <EM>here</EM></H1>
+      <P ID="a002">Read <A HREF="/@ada?source=x">Ada</A> and <CODE>x = 1</CODE> or <B>bold</B>.</P>
+      <FIGURE><IMG SRC="https://miro.medium.com/max/60/1*p.png?q=20">
+        <NOSCRIPT><IMG ALT="a plot" SRC="https://miro.medium.com/max/1400/1*p.png"></NOSCRIPT>
+        <FIGCAPTION>Plot by <A HREF="https://e.com/me">me</A></FIGCAPTION></FIGURE>
+      <PRE><SPAN ID="a003">if a:<BR>    return  b  </SPAN><BR><SPAN ID="a004">`x`</SPAN></PRE>
+      <OL><LI ID="a005">one</LI><LI ID="a006">two</LI></OL>
+      <BLOCKQUOTE ID="a007"><P>quoted</P></BLOCKQUOTE>
+      <H2 ID="a008">Small</H2>
+      <P ID="a009">The end.</P>
+      <FIGURE><IFRAME SRC="https://cdn.embedly.com/widgets/media.html?url=https%3A%2F%2Fyoutu.be%2Fx"></IFRAME></FIGURE>
+      <H2>Written by Ada</H2><P>Follow</P>
+    </ARTICLE></BODY></HTML>"""
+    tree = lxml.html.fromstring(html)
+    out = md(*dom_blocks(tree, "https://medium.com/@ada/a-0123456789ab"))
+    seen = read_back(out)
+    assert seen.headings == [(3, "Title here"), (4, "Small")]
+    assert ("https://medium.com/@ada?source=x", "Ada") in seen.links
+    assert ("https://e.com/me", "me") in seen.links
+    assert seen.images == [("https://miro.medium.com/max/1400/1*p.png", "a plot")]
+    assert seen.code_blocks == [("", "if a:\n    return  b  \n`x`\n")]
+    assert seen.blocks.count("list_item_open") == 2
+    assert "blockquote_open" in seen.blocks
+    assert ("https://youtu.be/x", "https://youtu.be/x") in seen.links
+    assert "Written by" not in out
+    assert "Ada Writer" not in out
+
+
+def test_dom_blocks_of_legacy_grafs() -> None:
+    html = """<div class="section-inner">
+      <h3 class="graf graf--h3" id="b001">Heading</h3>
+      <blockquote class="graf graf--pullquote" id="b002">Pulled <strong>out</strong></blockquote>
+      <figure class="graf graf--figure" id="b003"><img class="progressiveMedia-thumbnail"
+        src="https://cdn-images-1.medium.com/freeze/max/30/1*q.png"><img
+        data-src="https://cdn-images-1.medium.com/max/800/1*q.png"><figcaption>cap</figcaption></figure>
+      <div class="graf graf--mixtapeEmbed" id="b004"><a class="markup--mixtapeEmbed-anchor"
+        href="https://medium.com/p/abc"><strong>Other story</strong> its deck</a></div>
+    </div>"""
+    out = md(*dom_blocks(lxml.html.fromstring(html), "https://medium.com/p/x"))
+    seen = read_back(out)
+    assert seen.headings == [(3, "Heading")]
+    assert seen.images == [("https://cdn-images-1.medium.com/max/800/1*q.png", "")]
+    assert seen.links == [("https://medium.com/p/abc", "Other story its deck")]
+    assert "> Pulled **out**" in out

@@ -19,7 +19,7 @@ from urllib.parse import urljoin
 
 import lxml.html
 
-from topics_crawler.pages.markdown import Block, Markup
+from topics_crawler.pages.markdown import Block, Markup, embed_url
 
 _PARAGRAPH_NAME = re.compile(r"[0-9a-f]{4}")
 _BLANKS = re.compile(r"[ \t\r\n\f]+")
@@ -141,7 +141,7 @@ def _figure(element: lxml.html.HtmlElement, base_url: str) -> Block | None:
     frame = next(element.iter("iframe"), None)
     if frame is not None:
         src = frame.get("src") or frame.get("data-src")
-        return Block("IFRAME", text, tuple(markups), src=_absolute(src, base_url))
+        return Block("IFRAME", text, tuple(markups), src=embed_url(_absolute(src, base_url)))
     image = _image(element, base_url)
     if image is None:
         return Block("P", text, tuple(markups)) if text.strip() else None

@@ -184,7 +184,7 @@ def _field(entity: Any, name: str, resolve: Resolve) -> Any:
     return resolve(entity.get(name)) if isinstance(entity, dict) else None
 
 
-def _embed_url(src: str | None) -> str | None:
+def embed_url(src: str | None) -> str | None:
     """What an embed shows: the ``url`` of an Embedly widget, else the frame's source."""
     if not src:
         return None
@@ -211,7 +211,7 @@ def _media(paragraph: dict[str, Any], resolve: Resolve) -> str | None:
         return None
     resource = _field(iframe, "mediaResource", resolve)
     if isinstance(resource, dict):
-        found = _embed_url(_str(resource.get("iframeSrc")) or _str(resource.get("href")))
+        found = embed_url(_str(resource.get("iframeSrc")) or _str(resource.get("href")))
         if found:
             return found
         media_id = _str(resource.get("id"))
