@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from topics_crawler.layers import pick_paired
 
-ItemType = Literal["story", "author", "publication", "tag_page"]
+ItemType = Literal["story", "author", "publication", "tag_page", "response"]
 
 
 @dataclass(kw_only=True)
@@ -87,6 +87,9 @@ class Story:
     """Body as CommonMark with its formatting: headings, lists, fenced code (byte for
     byte), quotes, links, bold, italic, inline code, images (alt, caption), embeds as
     links. A locked story's preview ends with a line saying it is only the preview."""
+    in_response_to: str | None = None
+    """Post id of the story (or response) this story answers, when it is a response;
+    None for a story that answers nothing."""
     scraped_at: str | None = None
     """When the page was fetched, Timestamp (UTC)."""
 
@@ -190,12 +193,52 @@ class TagPage:
     """When the page was fetched, Timestamp (UTC)."""
 
 
-Item = Story | Author | Publication | TagPage
+@dataclass(kw_only=True)
+class StoryResponse:
+    """One response (comment) to a story, a row of the ``responses`` table. On Medium a
+    response is itself a post that answers another post; threads are responses to
+    responses. Fetched over GraphQL with ``-a responses=N`` (see docs/responses.md)."""
+
+    item_type: str = field(default="response", init=False)
+    """Entity kind, always ``"response"``."""
+
+    response_id: str | None = None
+    """Medium post id of the response, lowercase hex."""
+    story_id: str | None = None
+    """Id of the story whose thread this is (the root, whatever the depth)."""
+    parent_id: str | None = None
+    """Id of the post this response answers: the story at depth 1, a response deeper."""
+    depth: int | None = None
+    """1 for a response to the story, 2 for a reply to a response, and so on."""
+    url: str | None = None
+    """Canonical URL of the response (responses have story URLs of their own)."""
+    author_id: str | None = None
+    """Medium user id of the response's author, lowercase hex."""
+    author_username: str | None = None
+    """Author's username without the leading ``@``."""
+    author_name: str | None = None
+    """Author's display name."""
+    text: str | None = None
+    """Body as plain text, paragraphs separated by blank lines."""
+    text_is_preview: bool | None = None
+    """True when ``text`` is only the preview a logged-out reader sees (member-only)."""
+    is_member_only: bool | None = None
+    """True for a member-only (locked) response."""
+    claps: int | None = None
+    """Clap count, Count."""
+    published_at: str | None = None
+    """First publication time, Timestamp (UTC)."""
+    scraped_at: str | None = None
+    """When the response was fetched, Timestamp (UTC)."""
+
+
+Item = Story | Author | Publication | TagPage | StoryResponse
 ITEM_CLASSES: dict[str, type[Item]] = {
     "story": Story,
     "author": Author,
     "publication": Publication,
     "tag_page": TagPage,
+    "response": StoryResponse,
 }
 
 
@@ -206,6 +249,7 @@ IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {
     "author": ("author_id", "username"),
     "publication": ("publication_id", "slug"),
     "tag_page": ("tag",),
+    "response": ("response_id",),
 }
 _KEY_PREFIX = {"username": "@", "slug": "/"}
 

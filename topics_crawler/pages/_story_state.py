@@ -147,6 +147,22 @@ def _apollo_responses(state: ApolloState, post: dict[str, Any]) -> int | None:
     return _count(post.get("responsesCount"))
 
 
+def _apollo_answered(state: ApolloState, post: dict[str, Any]) -> str | None:
+    """Id of the post a response answers: ``inResponseToPostResult`` (a ``Post`` reference
+    or inline object) when ``inResponseToEntityType`` does not name another kind."""
+    kind = post.get("inResponseToEntityType")
+    if kind is not None and kind != "POST":
+        return None
+    raw = post.get("inResponseToPostResult")
+    ref = raw.get("__ref") or raw.get("id") if isinstance(raw, dict) else None
+    answered = state.field(post, "inResponseToPostResult")
+    if isinstance(answered, dict) and answered.get("__typename", "Post") == "Post":
+        return lower_id(answered.get("id"))
+    if isinstance(ref, str) and ref.startswith("Post:"):  # a reference to an entity not cached
+        return lower_id(ref.removeprefix("Post:"))
+    return None
+
+
 def apollo_story(state: ApolloState, post: dict[str, Any], scraped_at: str) -> StoryState:
     """Story layer, Author and Publication from an Apollo ``Post`` entity."""
     creator = state.field(post, "creator")
@@ -173,6 +189,7 @@ def apollo_story(state: ApolloState, post: dict[str, Any], scraped_at: str) -> S
         "tags": _apollo_tags(state, post),
         "is_member_only": _apollo_locked(post),
         "language": clean_text(post.get("detectedLanguage")),
+        "in_response_to": _apollo_answered(state, post),
         **_apollo_body(state, post),
     }
     return StoryState(fields, author, publication)
@@ -266,6 +283,7 @@ def legacy_story(payload: dict[str, Any], scraped_at: str) -> StoryState | None:
         "tags": _legacy_tags(virtuals),
         "is_member_only": _legacy_locked(post),
         "language": clean_text(post.get("detectedLanguage")),
+        "in_response_to": lower_id(post.get("inResponseToPostId") or None),
         **_legacy_body(post, virtuals),
     }
     return StoryState(fields, author, publication)

@@ -95,6 +95,7 @@ FIELD_KINDS: dict[str, dict[str, Kind]] = {
         "text": Kind.BODY,
         "text_is_preview": Kind.BOOL,
         "markdown": Kind.BODY,
+        "in_response_to": Kind.POST_ID,
     },
     "author": {
         "author_id": Kind.HEX_ID,
@@ -133,6 +134,21 @@ FIELD_KINDS: dict[str, dict[str, Kind]] = {
         "sections": Kind.SECTIONS,
         "who_to_follow": Kind.RECORD_LIST,
     },
+    "response": {
+        "response_id": Kind.POST_ID,
+        "story_id": Kind.POST_ID,
+        "parent_id": Kind.POST_ID,
+        "depth": Kind.COUNT,
+        "url": Kind.URL,
+        "author_id": Kind.HEX_ID,
+        "author_username": Kind.USERNAME,
+        "author_name": Kind.TEXT,
+        "text": Kind.BODY,
+        "text_is_preview": Kind.BOOL,
+        "is_member_only": Kind.BOOL,
+        "claps": Kind.COUNT,
+        "published_at": Kind.TIMESTAMP,
+    },
 }
 for _table in FIELD_KINDS.values():
     _table.update(_SHARED)
@@ -143,6 +159,7 @@ REQUIRED: dict[str, tuple[str | tuple[str, ...], ...]] = {
     "author": (("author_id", "username"), "url", "scraped_at"),
     "publication": (("publication_id", "slug"), "url", "scraped_at"),
     "tag_page": ("tag", "url", "scraped_at"),
+    "response": ("response_id", "story_id", "parent_id", "depth", "scraped_at"),
 }
 
 POST_ID_RE = re.compile(r"^[0-9a-f]{10,12}$")

@@ -40,6 +40,8 @@ class CrawlOptions:
     """Page each tag's whole archive over GraphQL in this order (None: tag pages only)."""
     since: tuple[int, int] | None = None
     """``(year, month)``: the history starts with that month (None: all time)."""
+    responses: int = 0
+    """Responses (replies included) fetched per story over GraphQL; 0: none."""
 
     @classmethod
     def from_arguments(
@@ -52,6 +54,7 @@ class CrawlOptions:
         *,
         history: str | None = None,
         since: str | None = None,
+        responses: str | int | None = None,
         today: date | None = None,
     ) -> CrawlOptions:
         tag_urls = {**_parse_tags(tags), **_parse_start_urls(start_urls)}
@@ -72,6 +75,7 @@ class CrawlOptions:
             ignored=ignored,
             history=sort_order,
             since=month,
+            responses=_parse_responses(responses),
         )
 
 
@@ -157,3 +161,19 @@ def _parse_since(value: str | None, today: date) -> tuple[int, int] | None:
     if month[0] < FIRST_YEAR:
         raise SpiderArgumentError(f"since: Medium has no stories before {FIRST_YEAR}")
     return month
+
+
+#: Most responses per story ``-a responses`` accepts (a thread beyond is not a sample).
+MAX_RESPONSES = 1000
+
+
+def _parse_responses(value: str | int | None) -> int:
+    if value is None or value == "":
+        return 0
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise SpiderArgumentError(f"responses: {value!r} is not a whole number") from None
+    if not 0 <= number <= MAX_RESPONSES:
+        raise SpiderArgumentError(f"responses: must be 0 to {MAX_RESPONSES}, got {number}")
+    return number

@@ -10,6 +10,7 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
     scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
+    scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
 )
 from topics_crawler.spiders._refetch import refetch_request
+from topics_crawler.spiders._responses import RESPONSES_STORY_META, ResponsesFetcher
 from topics_crawler.urls import MediumLink, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
@@ -56,25 +58,28 @@ class TopicsSpider(Spider):
         *,
         history: str | None = None,
         since: str | None = None,
+        responses: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__()
         given = dict(tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow)
-        given.update(history=history, since=since)
+        given.update(history=history, since=since, responses=responses)
         #: The ``-a`` arguments as given (recorded in the dataset manifest).
         self.arguments: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         self.options = CrawlOptions.from_arguments(
             tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
-            history=history, since=since,
+            history=history, since=since, responses=responses,
         )  # fmt: skip
         self.requested: set[tuple[str, str]] = set()
         #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
         self.history: HistoryPager | None = None
+        #: Fetches each story's responses (``-a responses=N``); set when the crawl starts.
+        self.threads: ResponsesFetcher | None = None
 
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
         """Raise :class:`SpiderArgumentError` (a ``ValueError``) for bad ``-a`` arguments."""
-        known = ("tags", "start_urls", "max_stories", "follow", "history", "since")
+        known = ("tags", "start_urls", "max_stories", "follow", "history", "since", "responses")
         extra = {k: v for k, v in spider_args.items() if k not in known}
         CrawlOptions.from_arguments(
             **{k: v for k, v in spider_args.items() if k in known}, extra=extra
@@ -86,6 +91,7 @@ class TopicsSpider(Spider):
             self.logger.warning("Ignoring unknown spider arguments: %s", names)
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
         self.history = self.history_pager()
+        self.threads = self.responses_fetcher()
         for slug, url in self.options.tag_urls.items():
             self.requested.add(("tag", slug))
             yield Request(
@@ -110,6 +116,21 @@ class TopicsSpider(Spider):
             max_stories=self.options.max_stories,
             page_size=settings.getint("HISTORY_PAGE_SIZE", 100),
             max_pages=settings.getint("HISTORY_MAX_PAGES", 1000),
+        )
+
+    def responses_fetcher(self) -> ResponsesFetcher | None:
+        """The GraphQL fetcher of ``-a responses=N`` crawls (None without it)."""
+        if not self.options.responses:
+            return None
+        return ResponsesFetcher(
+            limit=self.options.responses,
+            callback=self.parse_responses,
+            errback=self.on_responses_error,
+            stats=self.crawler.stats,
+            logger=self.logger,
+            report=lambda url, reason, _detail: self.report_failure(
+                url, "responses", None, reason, {}
+            ),
         )
 
     # --- callbacks ---------------------------------------------------------------
@@ -145,7 +166,24 @@ class TopicsSpider(Spider):
         yield from self.history.fail(tag, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
-        yield from self.parse_entity(response, "story", known, follow=("author", "publication"))
+        for output in self.parse_entity(response, "story", known, follow=("author", "publication")):
+            yield output
+            if self.threads is not None and isinstance(output, Story):
+                yield from self.threads.start(output)
+
+    def parse_responses(self, response: Response) -> Iterator[Any]:
+        """One page of a story's responses: its rows, then the next page."""
+        assert self.threads is not None, "responses requests exist only with a fetcher"
+        yield from self.threads.read(response)
+
+    def on_responses_error(self, failure: Failure) -> None:
+        """A responses request failed for good: that story's responses stop, nothing else."""
+        assert self.threads is not None, "responses requests exist only with a fetcher"
+        request = failure.request  # type: ignore[attr-defined]
+        response = getattr(failure.value, "response", None)
+        reason = f"http_{response.status}" if response is not None else failure_reason(failure)
+        story_id = request.meta.get(RESPONSES_STORY_META, "")
+        self.threads.fail(story_id, reason, failure.getErrorMessage())
 
     def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
         yield from self.parse_entity(response, "author", known)
@@ -280,7 +318,9 @@ def item_key(item: Item) -> tuple[str, str]:
         if item.domain and not is_medium_domain(item.domain.lower()):
             return "publication", item.domain.lower()
         return "publication", (item.slug or "").lower()
-    return "tag_page", item.tag or ""
+    if isinstance(item, TagPage):
+        return "tag_page", item.tag or ""
+    return "response", item.response_id or ""
 
 
 def failure_reason(failure: Failure) -> str:
