@@ -1,7 +1,7 @@
 """What a dataset directory holds: one Parquet file and one JSONL twin per entity type.
 
 ``<DATASET_DIR>/stories.parquet`` + ``stories.jsonl`` (likewise ``authors``,
-``publications``, ``tag_pages``), ``manifest.json``, ``rejects.jsonl`` (validate
+``publications``, ``tag_pages``, ``responses``), ``manifest.json``, ``rejects.jsonl`` (validate
 pipeline), ``.state/`` (dedupe pipeline) and ``.staging/<run>/`` while a crawl runs.
 """
 
@@ -17,6 +17,7 @@ from topics_crawler.items import (
     Item,
     Publication,
     Story,
+    StoryResponse,
     TagPage,
     entity_keys,
 )
@@ -62,6 +63,7 @@ ENTITIES: tuple[Entity, ...] = (
     Entity("author", Author, "authors"),
     Entity("publication", Publication, "publications"),
     Entity("tag_page", TagPage, "tag_pages"),
+    Entity("response", StoryResponse, "responses"),
 )
 
 

@@ -10,6 +10,8 @@ Every answer is read strictly (:func:`~topics_crawler.graphql.responses_reader.r
 An unusable answer or a failed request stops that story's responses with a logged
 reason, ``responses/failed/<reason>`` in the stats and a line in ``failures.jsonl``
 (the ``page_failed`` signal, kind ``responses``); the story itself is never touched.
+Each answer counts as a page in ``parse/pages/responses``, so the crawl health check
+(``HEALTH_MAX_FAILURE_RATIO``) weighs failed answers against answers read.
 
 Stats: ``responses/requests``, ``responses/pages``, ``responses/rows``,
 ``responses/stories``, ``responses/deleted``, ``responses/skipped/<reason>``,
@@ -92,6 +94,7 @@ class ResponsesFetcher:
         if thread is None or thread.taken >= self.limit:
             self.stats.inc_value("responses/ignored_answers")
             return
+        self.stats.inc_value("parse/pages/responses")  # the crawl health's page count
         scraped_at = format_timestamp(datetime.now(UTC))
         page = read_responses(
             response.body,
