@@ -14,15 +14,21 @@ keeps every byte, ``<br>`` as a line break. Heading levels follow the page gener
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from urllib.parse import urljoin
 
 import lxml.html
 
 from topics_crawler.pages.markdown import Block, Markup, embed_url
 
+_GRAF_TOKEN = "contains(concat(' ', normalize-space(@class), ' '), ' graf ')"
+#: Outermost elements with the class token ``graf``: a substring test on every ``class``
+#: first, the token and ancestor tests only on the few that pass (libxml2 does the walk).
+_GRAF_XPATH = (
+    f"//@class[contains(., 'graf')]/parent::*[{_GRAF_TOKEN}][not(ancestor::*[{_GRAF_TOKEN}])]"
+)
 _PARAGRAPH_NAME = re.compile(r"[0-9a-f]{4}")
 _BLANKS = re.compile(r"[ \t\r\n\f]+")
+_BLANK_RUN = re.compile(r"[\t\r\n\f]| {2}")
 _INLINE = {"strong": "STRONG", "b": "STRONG", "em": "EM", "i": "EM", "code": "CODE"}
 _BLOCK_TAGS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "li"})
 _BLOCK_TAGS |= {"blockquote", "figure"}
@@ -34,18 +40,16 @@ _MODERN_HEADINGS = {"h1": "H3", "h2": "H4", "h3": "H4", "h4": "H4", "h5": "H4", 
 _LEGACY_HEADINGS = {"h1": "H2", "h2": "H2", "h3": "H3", "h4": "H4", "h5": "H4", "h6": "H4"}
 
 
-def dom_blocks(tree: lxml.html.HtmlElement | None, base_url: str) -> list[Block]:
-    """Markdown blocks of the story body in ``tree``; empty when none is found."""
+def dom_blocks(
+    tree: lxml.html.HtmlElement | None, base_url: str, *, graf: bool = True
+) -> list[Block]:
+    """Markdown blocks of the story body in ``tree``; empty when none is found.
+    ``graf=False`` skips looking for ``graf`` blocks (the page text has no such class)."""
     if tree is None:
         return []
-    grafs = [
-        element
-        for element in tree.iter("*")
-        if isinstance(element.tag, str) and _has_class(element, "graf")
-    ]
+    grafs = tree.xpath(_GRAF_XPATH) if graf else []
     if grafs:
-        legacy = [g for g in grafs if not any(_has_class(a, "graf") for a in g.iterancestors())]
-        return [b for e in legacy if (b := _block(e, base_url, _LEGACY_HEADINGS)) is not None]
+        return [b for e in grafs if (b := _block(e, base_url, _LEGACY_HEADINGS)) is not None]
     elements = _within_named(list(_article_blocks(tree)))
     return [b for e in elements if (b := _block(e, base_url, _MODERN_HEADINGS)) is not None]
 
@@ -87,23 +91,27 @@ def _is_byline(element: lxml.html.HtmlElement) -> bool:
     return any(name in classes for name in _BYLINE_CLASSES)
 
 
-def _article_blocks(tree: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
-    """Blocks of the outermost ``<article>`` elements, document order, byline left out."""
+def _article_blocks(tree: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
+    """Blocks of the outermost ``<article>`` elements in document order: not inside another
+    block, a skipped element or the byline. A walk that prunes (an XPath ``ancestor::``
+    test on every candidate costs twice as much)."""
+    blocks: list[lxml.html.HtmlElement] = []
     for article in tree.iter("article"):
-        if any(_tag(a) == "article" for a in article.iterancestors()) or _is_byline(article):
+        if _is_byline(article) or any(_tag(a) == "article" for a in article.iterancestors()):
             continue
-        yield from _walk(article)
+        _walk(article, blocks)
+    return blocks
 
 
-def _walk(parent: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
+def _walk(parent: lxml.html.HtmlElement, blocks: list[lxml.html.HtmlElement]) -> None:
     for child in parent.iterchildren("*"):
         tag = _tag(child)
         if tag in _SKIPPED_TAGS or _is_byline(child):
             continue
         if tag in _BLOCK_TAGS:
-            yield child
+            blocks.append(child)
         else:
-            yield from _walk(child)
+            _walk(child, blocks)
 
 
 def _block(element: lxml.html.HtmlElement, base_url: str, headings: dict[str, str]) -> Block | None:
@@ -226,7 +234,7 @@ def _collect(
 ) -> None:
     def add(text: str | None) -> None:
         if text:
-            folded = _BLANKS.sub(" ", text)
+            folded = _BLANKS.sub(" ", text) if _BLANK_RUN.search(text) else text
             parts.append(folded)
             length[0] += len(folded)
 

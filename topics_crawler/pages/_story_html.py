@@ -278,7 +278,9 @@ def _dom_body(doc: Document) -> dict[str, Any]:
     return {
         "is_member_only": True if locked else None,
         "text": text,
-        "markdown": render_markdown(dom_blocks(doc.tree, doc.url), preview=locked),
+        "markdown": render_markdown(
+            dom_blocks(doc.tree, doc.url, graf=doc.contains("graf")), preview=locked
+        ),
         "text_is_preview": locked if text else None,
         "word_count": count_words(text) if text and not locked else None,
     }

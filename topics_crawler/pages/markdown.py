@@ -80,11 +80,14 @@ _HEADING_LEVEL = {"H1": 2, "H2": 2, "H3": 3, "H4": 4}
 _LIST_KINDS = frozenset({"ULI", "OLI"})
 _QUOTE_KINDS = frozenset({"BQ", "PQ"})
 _LANGUAGE_RE = re.compile(r"[\w+#.-]{1,40}")
+#: Characters outside the BMP: two UTF-16 code units each.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Markup:
-    """One inline markup over ``Block.text[start:end]`` (code point offsets)."""
+    """One inline markup over ``Block.text[start:end]`` (code point offsets). Compared by
+    identity: the renderer keeps each one as a delimiter on a stack."""
 
     kind: str
     """``STRONG``, ``EM``, ``A`` or ``CODE``."""
@@ -124,6 +127,9 @@ def _same(value: Any) -> Any:
 def utf16_markups(text: str, markups: Iterable[Markup]) -> tuple[Markup, ...]:
     """``markups`` with UTF-16 code unit offsets turned into ``text`` indexes, clamped to
     the text; empty and inverted ranges are dropped."""
+    markups = list(markups)
+    if not markups:
+        return ()
     units = _utf16_index(text)
     out = []
     for markup in markups:
@@ -137,7 +143,7 @@ def utf16_markups(text: str, markups: Iterable[Markup]) -> tuple[Markup, ...]:
 def _utf16_index(text: str) -> Callable[[int], int]:
     """Maps a UTF-16 offset to the code point index (offsets inside a pair round up)."""
     length = len(text)
-    if all(ord(char) <= 0xFFFF for char in text):
+    if _ASTRAL.search(text) is None:
         return lambda unit: min(unit, length)
     starts = []
     for index, char in enumerate(text):
@@ -412,11 +418,14 @@ def _list_block(blocks: list[Block]) -> str:
 
 _ESCAPED = re.compile(r"([\\`*_\[\]<>|])")
 _ENTITY = re.compile(r"&(?=#?\w+;)")
+_SPECIAL = re.compile(r"[\\`*_\[\]<>|&]")
 _LINE_START = re.compile(r"^([#>+=~-]|\d{1,9}[.)](?=\s|$))")
 _NUMBERED = re.compile(r"^(\d{1,9})([.)])")
 
 
 def _escape(text: str) -> str:
+    if _SPECIAL.search(text) is None:
+        return text
     return _ENTITY.sub("&amp;", _ESCAPED.sub(r"\\\1", text))
 
 
@@ -448,7 +457,11 @@ def _trimmed(text: str, markup: Markup) -> Markup | None:
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    return replace(markup, start=start, end=end) if start < end else None
+    if start >= end:
+        return None
+    if (start, end) == (markup.start, markup.end):
+        return markup
+    return Markup(markup.kind, start, end, markup.href)
 
 
 def _order(markup: Markup) -> tuple[int, int, int, str]:
@@ -480,7 +493,9 @@ def _spans(text: str, markups: Iterable[Markup]) -> list[Markup]:
     for markup in markups:
         start, end = max(markup.start, 0), min(markup.end, len(text))
         if start < end:
-            by_kind.setdefault(markup.kind, []).append(replace(markup, start=start, end=end))
+            clamped = markup if (start, end) == (markup.start, markup.end) else None
+            clamped = clamped or Markup(markup.kind, start, end, markup.href)
+            by_kind.setdefault(markup.kind, []).append(clamped)
     merged: list[Markup] = []
     for kind, found in by_kind.items():
         found.sort(key=lambda m: (m.start, -m.end))
@@ -505,13 +520,32 @@ def _spans(text: str, markups: Iterable[Markup]) -> list[Markup]:
 _Token = tuple[str, Any]
 
 
-def _inline(text: str, markups: Iterable[Markup]) -> str:
+def _inline(text: str, markups: Sequence[Markup]) -> str:
     """``text`` with its markups as Markdown delimiters, always well nested."""
-    spans = _spans(text, markups)
+    spans = _spans(text, markups) if markups else []
     if not spans:
         return _escape(text)
+    spans.sort(key=lambda m: (m.start, -m.end))
+    if all(a.end <= b.start for a, b in pairwise(spans)):
+        return _apart(text, spans)  # the common case: nothing overlaps
     tokens = _cancel(_blanks_outside(_tokens(text, spans)))
     return _serialize(tokens)
+
+
+def _apart(text: str, spans: list[Markup]) -> str:
+    """:func:`_inline` for markups that do not overlap (edges already trimmed)."""
+    out: list[str] = []
+    position = 0
+    for markup in spans:
+        before = _escape(text[position : markup.start])
+        if markup.kind == "A" and before.endswith("!") and not before.endswith("\\!"):
+            before = before[:-1] + "\\!"  # "![" would start an image
+        inner = text[markup.start : markup.end]
+        body = _code_span(inner) if markup.kind == "CODE" else _escape(inner)
+        out += [before, _open(markup), body, _close(markup)]
+        position = markup.end
+    out.append(_escape(text[position:]))
+    return "".join(out)
 
 
 def _tokens(text: str, spans: list[Markup]) -> list[_Token]:
