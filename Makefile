@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv system-deps demo test lint typecheck unit fixtures bench clean
+.PHONY: venv system-deps demo test lint typecheck unit fixtures bench fuzz clean
 
 venv: $(STAMP)
 
@@ -40,6 +40,11 @@ fixtures: venv
 
 bench: venv
 	$(PY) -m bench.run_all
+
+# The full parser fuzz run: 10 seeds x 10,000 pages over the captures and over our own
+# pages alone (about 15 minutes on 2 cores); CI runs a bounded seed matrix instead.
+fuzz: venv
+	$(PY) -m bench.fuzz_pages --seeds 10 --pages 10000
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info

@@ -17,7 +17,7 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -65,14 +65,18 @@ class Case:
 
 
 def result_to_json(result: PageResult) -> dict[str, Any]:
-    """The stored form of a parse result (what ``expected.json`` holds)."""
-    return {
+    """The stored form of a parse result (what ``expected.json`` holds; ``cursors`` only
+    when the page gives one)."""
+    stored = {
         "kind": result.kind,
         "items": [item_to_dict(item) for item in result.items],
         "links": [{"kind": ln.kind, "key": ln.key, "url": ln.url} for ln in result.links],
         "errors": result.errors,
         "missing": result.missing,
     }
+    if result.cursors:
+        stored["cursors"] = [asdict(cursor) for cursor in result.cursors]
+    return stored
 
 
 def discover(family: str) -> list[Case]:
@@ -88,7 +92,7 @@ def discover(family: str) -> list[Case]:
 def diff(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
     """Human-readable differences, one line per item field / list."""
     lines = []
-    for key in ("kind", "errors", "missing", "links"):
+    for key in ("kind", "errors", "missing", "links", "cursors"):
         if expected.get(key) != actual.get(key):
             lines.append(f"{key}: expected {expected.get(key)!r}, got {actual.get(key)!r}")
     exp_items, act_items = expected.get("items", []), actual.get("items", [])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,46 @@ def test_extract_directory_is_a_clear_error(tmp_path: Path) -> None:
     process = run_cli("extract", str(tmp_path), "--url", "https://medium.com/@a")
     assert process.returncode == 2
     assert "cannot read" in process.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "url", "kind", "reason"),
+    [
+        (b"\x00\xff\xfe not a Medium page at all", "https://medium.com/@a", None, "("),
+        (b"\x00\xff\xfe not a Medium page", "https://medium.com/@a", "story", "no Medium story"),
+        (
+            bytes(range(256)) * 40,
+            "https://medium.com/@a/a-story-0123456789ab",
+            None,
+            "nothing beyond what the URL says",
+        ),
+        (b"<html><body><p>Hello</p></body></html>", "https://medium.com/p/0123456789ab", None, "("),
+    ],
+)
+def test_a_page_without_medium_data_says_so_and_exits_1(
+    tmp_path: Path, body: bytes, url: str, kind: str | None, reason: str
+) -> None:
+    page = tmp_path / "page.html"
+    page.write_bytes(body)
+    process = run_cli("extract", str(page), "--url", url, *(["--kind", kind] if kind else []))
+    assert process.returncode == 1, process.stdout
+    assert process.stdout == ""
+    (line,) = process.stderr.splitlines()
+    assert line.startswith(f"python -m topics_crawler extract: error: {page}: no Medium data found")
+    assert reason in line
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_utf16_or_utf32_page_with_a_bom_is_decoded(tmp_path: Path, encoding: str) -> None:
+    case = ROOT / "tests/fixtures/own/story/locked_preview_2025"
+    source = case / "input.html"
+    url = json.loads((case / "meta.json").read_text(encoding="utf-8"))["url"]
+    text = source.read_text(encoding="utf-8")
+    page = tmp_path / "page.html"
+    bom = {"utf-16-be": b"\xfe\xff"}.get(encoding, b"")
+    page.write_bytes(bom + text.encode(encoding))
+    as_utf8 = run_cli("extract", str(source), "--url", url)
+    process = run_cli("extract", str(page), "--url", url)
+    assert process.returncode == 0, process.stderr
+    drop = re.compile(r'"scraped_at": "[^"]*"')
+    assert drop.sub("", process.stdout) == drop.sub("", as_utf8.stdout)

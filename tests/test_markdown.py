@@ -25,6 +25,12 @@ from topics_crawler.pages.markdown import (
     render_markdown,
     utf16_markups,
 )
+from topics_crawler.pages.state import Node, State
+
+
+def node(raw: dict[str, Any], cache: dict[str, Any] | None = None) -> Node:
+    """``raw`` as a state node; references resolve in ``cache`` (an Apollo cache)."""
+    return Node(State.from_apollo(cache or {}), raw)
 
 
 def md(*blocks: Block, preview: bool = False) -> str:
@@ -82,7 +88,7 @@ def test_code_block_language_from_state() -> None:
             {"type": "PRE", "text": "x = 1", "codeBlockMetadata": {"lang": "python"}},
         ]
     }
-    assert read_back(md(*apollo_blocks(body))).code_blocks == [("python", "x = 1\n")]
+    assert read_back(md(*apollo_blocks(node(body)))).code_blocks == [("python", "x = 1\n")]
 
 
 def test_image_with_alt_and_caption_with_link() -> None:
@@ -175,7 +181,7 @@ def test_mention_without_href_links_to_the_user() -> None:
             }
         ]
     }
-    assert read_back(md(*apollo_blocks(body))).links == [("https://medium.com/u/a1b2", "Ada")]
+    assert read_back(md(*apollo_blocks(node(body)))).links == [("https://medium.com/u/a1b2", "Ada")]
 
 
 def test_utf16_offsets_after_an_emoji() -> None:
@@ -188,7 +194,7 @@ def test_utf16_offsets_after_an_emoji() -> None:
             {"type": 1, "text": text, "markups": [{"type": 10, "start": 14, "end": 18}]},
         ]
     }
-    assert md(*legacy_blocks(body)) == "🍾 cheers and `code`"
+    assert md(*legacy_blocks(node(body))) == "🍾 cheers and `code`"
 
 
 def test_offsets_past_the_text_are_clamped_and_bad_ones_dropped() -> None:
@@ -216,7 +222,7 @@ def test_legacy_integer_types_and_sections() -> None:
             "not a paragraph",
         ],
     }  # fmt: skip
-    out = md(*legacy_blocks(body))
+    out = md(*legacy_blocks(node(body)))
     seen = read_back(out)
     assert seen.headings == [(3, "Title")]
     assert ("https://e.com", "link") in seen.links
@@ -263,15 +269,8 @@ def apollo2_state() -> dict[str, Any]:
 
 
 def test_apollo2_references_are_followed() -> None:
-    state = apollo2_state()
-
-    def resolve(value: Any) -> Any:
-        if isinstance(value, dict) and value.get("type") == "id":
-            return state.get(value["id"])
-        return value
-
     body = {"paragraphs": [{"type": "id", "id": f"Paragraph:p_{n}"} for n in range(3)]}
-    seen = read_back(md(*apollo_blocks(body, resolve)))
+    seen = read_back(md(*apollo_blocks(node(body, apollo2_state()))))
     assert seen.links == [
         ("https://twitter.com/a/status/1", "https://twitter.com/a/status/1"),
         ("https://e.com", "this"),

@@ -13,14 +13,14 @@ from topics_crawler.items import Author, Publication, Story
 from topics_crawler.layers import pick_paired
 from topics_crawler.pages import Document, parse_page
 from topics_crawler.pages._follow import follow_counts, strip_site_suffix
-from topics_crawler.pages._state import ApolloState, parse_json_payload
 from topics_crawler.pages.author import (
-    find_apollo_user,
+    find_user,
     legacy_post_url,
     page_username,
     parse_legacy_profile,
     stream_post_ids,
 )
+from topics_crawler.pages.state import State, parse_json_payload
 
 
 def elements(markup: str) -> list[lxml.html.HtmlElement]:
@@ -99,7 +99,7 @@ def user(user_id: str, username: str) -> dict[str, Any]:
 
 
 def test_user_found_by_root_query_argument_not_cache_order() -> None:
-    state = ApolloState(
+    state = State.from_apollo(
         {
             "ROOT_QUERY": {
                 'userResult({"username":"other"})': {"__ref": "User:aaa"},
@@ -109,17 +109,17 @@ def test_user_found_by_root_query_argument_not_cache_order() -> None:
             "User:bbb": user("bbb", "lena"),
         }
     )
-    found = find_apollo_user(state, "Lena")
+    found = find_user(state, "Lena")
     assert found is not None
-    assert found["id"] == "bbb"
+    assert found.id == "bbb"
 
 
 def test_user_found_among_entities_without_root_query() -> None:
-    state = ApolloState({"User:aaa": user("aaa", "other"), "User:bbb": user("bbb", "lena")})
-    found = find_apollo_user(state, "lena")
+    state = State.from_apollo({"User:aaa": user("aaa", "other"), "User:bbb": user("bbb", "lena")})
+    found = find_user(state, "lena")
     assert found is not None
-    assert found["id"] == "bbb"
-    assert find_apollo_user(state, "nobody") is None
+    assert found.id == "bbb"
+    assert find_user(state, "nobody") is None
 
 
 def test_stream_ids_skip_headings_and_duplicates() -> None:
@@ -132,8 +132,8 @@ def test_stream_ids_skip_headings_and_duplicates() -> None:
             "junk",
         ]
     }
-    assert stream_post_ids(payload) == ["aaaaaaaaaaaa", "bbbbbbbbbbbb"]
-    assert stream_post_ids({"streamItems": None}) == []
+    assert stream_post_ids(State.from_payload(payload).root) == ["aaaaaaaaaaaa", "bbbbbbbbbbbb"]
+    assert stream_post_ids(State.from_payload({"streamItems": None}).root) == []
 
 
 @pytest.mark.parametrize(
@@ -150,13 +150,13 @@ def test_stream_ids_skip_headings_and_duplicates() -> None:
     ],
 )
 def test_legacy_post_url(publication: Publication | None, author: Author | None, url: str) -> None:
-    post = {"id": "0123456789ab", "uniqueSlug": "a-b-0123456789ab"}
+    post = State.from_payload({"id": "0123456789ab", "uniqueSlug": "a-b-0123456789ab"}).root
     assert legacy_post_url(post, author, publication) == url
 
 
 def test_legacy_payload_without_user_is_an_error(frozen_now: datetime) -> None:
     doc = Document("{}", "https://medium.com/@x/latest?format=json", scraped_at=frozen_now)
-    result = parse_legacy_profile(doc, {"streamItems": []})
+    result = parse_legacy_profile(doc, State.from_payload({"streamItems": []}))
     assert result.items == []
     assert doc.errors == ["legacy profile without a user"]
 
@@ -168,7 +168,7 @@ def test_stream_posts_missing_from_references_are_skipped(frozen_now: datetime) 
         "references": {"Post": {}},
     }
     doc = Document("{}", "https://medium.com/@sam/latest?format=json", scraped_at=frozen_now)
-    result = parse_legacy_profile(doc, payload)
+    result = parse_legacy_profile(doc, State.from_payload(payload))
     assert [item.item_type for item in result.items] == ["author"]
     assert result.links == []
     assert result.kind == "json"
@@ -183,11 +183,15 @@ def test_profile_json_goes_through_the_json_parser(real_pages: Path) -> None:
     author, *stories, publication = result.items
     assert isinstance(author, Author)
     assert isinstance(publication, Publication)
-    assert [s.story_id for s in stories if isinstance(s, Story)] == stream_post_ids(payload)
-    assert payload["paging"]["next"]  # there is a next page, and it is not followed
-    assert [(ln.kind, ln.key) for ln in result.links] == [
-        ("story", post_id) for post_id in stream_post_ids(payload)
-    ]
+    stream = stream_post_ids(State.from_payload(payload).root)
+    assert [s.story_id for s in stories if isinstance(s, Story)] == stream
+    assert payload["paging"]["next"]  # there is a next page, and it is not followed …
+    assert [(ln.kind, ln.key) for ln in result.links] == [("story", post_id) for post_id in stream]
+    [cursor] = result.cursors  # … but kept for a later archive crawl
+    assert cursor.listing == "author_stories"
+    assert cursor.owner == author.author_id
+    assert cursor.cursor == payload["paging"]["next"]
+    assert cursor.url == payload["paging"]["path"]
 
 
 def test_page_without_any_profile_data_is_an_error() -> None:

@@ -48,3 +48,26 @@ def test_legacy_json_post_whose_tags_are_a_number() -> None:
     result = parse_page(body.encode(), STORY_URL + "?format=json", kind="json")
     assert_parsed(result)
     assert story_tags(result) == []
+
+
+def test_feed_whose_channel_link_is_a_broken_ipv6_url() -> None:
+    feed = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Stories by Ann on Medium</title>'
+        "<link>https://[medium.com/@ann?source=rss-0123456789ab------2</link>"
+        "<item><title>Salt</title><link>https://medium.com/@ann/salt-0f1e2d3c4b5a</link>"
+        '<guid isPermaLink="false">https://medium.com/p/0f1e2d3c4b5a</guid>'
+        '<description><![CDATA[<div class="medium-feed-item"><div class="medium-feed-image">'
+        '<img src="http://[::1/x.png"></div></div>]]></description></item></channel></rss>'
+    )
+    result = parse_page(feed.encode(), "https://medium.com/feed/@ann", kind="feed")
+    assert_parsed(result)
+
+
+def test_json_ld_nested_too_deeply_is_a_recorded_error() -> None:
+    page = (
+        '<html><head><script type="application/ld+json">' + "[" * 100_000 + "</script>"
+        '<meta property="og:title" content="Salt and silt"></head><body></body></html>'
+    )
+    result = parse_page(page.encode(), STORY_URL, kind="story")
+    assert_parsed(result)
+    assert "broken JSON-LD" in result.errors

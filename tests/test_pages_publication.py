@@ -9,8 +9,8 @@ import pytest
 
 from topics_crawler.items import Publication
 from topics_crawler.pages import Document, parse_page
-from topics_crawler.pages._state import ApolloState
-from topics_crawler.pages.publication import PageHome, find_apollo_collection, page_home
+from topics_crawler.pages.publication import PageHome, find_collection, page_home
+from topics_crawler.pages.state import State
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def collection(cid: str, slug: str, domain: str | None = None) -> dict[str, Any]
 
 
 def test_collection_found_by_query_argument() -> None:
-    state = ApolloState(
+    state = State.from_apollo(
         {
             "ROOT_QUERY": {
                 'collectionByDomainOrSlug({"domainOrSlug":"other"})': {"__ref": "Collection:a"},
@@ -51,19 +51,19 @@ def test_collection_found_by_query_argument() -> None:
             "Collection:b": collection("b", "cold-brew", "brew.example.org"),
         }
     )
-    found = find_apollo_collection(state, PageHome(None, "brew.example.org"))
+    found = find_collection(state, PageHome(None, "brew.example.org"))
     assert found is not None
-    assert found["id"] == "b"
+    assert found.id == "b"
 
 
 def test_collection_found_by_slug_among_card_collections() -> None:
-    state = ApolloState(
+    state = State.from_apollo(
         {"Collection:a": collection("a", "other"), "Collection:b": collection("b", "brew")}
     )
-    found = find_apollo_collection(state, PageHome("brew", None))
+    found = find_collection(state, PageHome("brew", None))
     assert found is not None
-    assert found["id"] == "b"
-    assert find_apollo_collection(state, PageHome("nothing", None)) is None
+    assert found.id == "b"
+    assert find_collection(state, PageHome("nothing", None)) is None
 
 
 def test_state_wins_over_page_text_and_custom_domain_becomes_the_url() -> None:

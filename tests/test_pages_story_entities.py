@@ -4,15 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
+from topics_crawler.items import Author, Publication
 from topics_crawler.pages._entities import (
     author_from_apollo,
-    author_from_legacy,
+    author_from_legacy_user,
     publication_from_apollo,
-    publication_from_legacy,
+    publication_from_legacy_collection,
 )
 from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages.state import State
 
 NOW = "2026-11-30T12:00:00Z"
+
+
+def author_from_legacy(user: dict[str, Any], references: dict[str, Any], now: str) -> Author:
+    state = State.from_payload({"user": user, "references": references})
+    node = state.root.node("user")
+    assert node is not None
+    return author_from_legacy_user(node, state, now)
+
+
+def publication_from_legacy(collection: dict[str, Any], now: str) -> Publication:
+    node = State.from_payload({"collection": collection}).root.node("collection")
+    assert node is not None
+    return publication_from_legacy_collection(node, now)
 
 
 def test_apollo3_user_with_membership_tier_and_stats() -> None:

@@ -59,6 +59,15 @@ class MediumLink:
     url: str
 
 
+def split_url(url: str) -> SplitResult | None:
+    """:func:`urllib.parse.urlsplit`, or None for text it refuses (``http://[::1``:
+    "Invalid IPv6 URL") — a broken link in a page says nothing, it must not raise."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
 def is_medium_domain(host: str) -> bool:
     """medium.com or any of its subdomains (``miro.medium.com`` included); ``host`` is
     lowercase, without port. For "a host whose pages we follow" see :func:`is_medium_host`."""

@@ -1,7 +1,8 @@
 """Command-line tools outside ``scrapy crawl``: ``extract`` one saved page, ``report`` a dataset.
 
 Each command module has ``add_arguments(parser)`` and ``run(args) -> int``.
-Bad input prints one line on stderr and exits with status 2, no traceback.
+Bad input prints one line on stderr and exits with status 2, no traceback; input
+that holds no Medium data prints one line and exits with status 1.
 """
 
 from __future__ import annotations
@@ -34,4 +35,4 @@ def main(argv: list[str] | None = None) -> int:
         return int(COMMANDS[args.command].run(args))
     except CliError as exc:
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
+        return exc.exit_status

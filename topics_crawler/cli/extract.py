@@ -1,4 +1,8 @@
-"""Print the items of one saved page as JSON lines (kind detected from URL and content)."""
+"""Print the items of one saved page as JSON lines (kind detected from URL and content).
+
+A page whose items say no more than its URL does (random bytes, another site's
+page) is reported on stderr with exit status 1: nothing Medium-specific was read.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-from topics_crawler.cli._errors import CliError
+from topics_crawler.cli._errors import CliError, NoDataError
 from topics_crawler.items import item_to_dict
-from topics_crawler.pages import PARSERS, parse_page
+from topics_crawler.pages import PARSERS, PageResult, parse_page
 from topics_crawler.urls import canonical_url
 
 
@@ -32,13 +36,26 @@ def run(args: argparse.Namespace) -> int:
     result = parse_page(body, args.url, kind=args.kind)
     if result.kind == "unknown":
         raise CliError(f"{args.page_file}: unknown page kind (give --kind)")
+    if not result.items or only_the_url(result):
+        reasons = "; ".join(result.errors) or "nothing beyond what the URL says"
+        raise NoDataError(f"{args.page_file}: no Medium data found ({reasons})")
     for item in result.items:
         print(json.dumps(item_to_dict(item), ensure_ascii=False))
     if args.links:
         for link in result.links:
             print(json.dumps({"link": link.kind, "key": link.key, "url": link.url}))
-    if not result.items:  # one error line that carries the reasons
-        raise CliError(f"{args.page_file}: no items found ({'; '.join(result.errors) or 'empty'})")
     for reason in result.errors:
         print(f"warning: {args.page_file}: {reason}", file=sys.stderr)
     return 0
+
+
+def only_the_url(result: PageResult) -> bool:
+    """True when the page's items are what an empty page at the same URL gives: every
+    fact came from the address, none from the page."""
+    empty = parse_page(b"", result.url, kind=result.kind)
+    return _facts(result) == _facts(empty)
+
+
+def _facts(result: PageResult) -> list[dict[str, object]]:
+    rows = [item_to_dict(item) for item in result.items]
+    return [{k: v for k, v in row.items() if k != "scraped_at"} for row in rows]

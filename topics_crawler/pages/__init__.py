@@ -12,9 +12,10 @@ from datetime import datetime
 
 from topics_crawler.layers import pick
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._result import PageKind, PageResult, unique_links
+from topics_crawler.pages._result import ListingCursor, PageKind, PageResult, unique_links
 from topics_crawler.pages.author import parse_author
 from topics_crawler.pages.feed import parse_feed
+from topics_crawler.pages.graphql_body import parse_graphql
 from topics_crawler.pages.json_payload import parse_json
 from topics_crawler.pages.publication import parse_publication
 from topics_crawler.pages.story import parse_story
@@ -24,6 +25,7 @@ from topics_crawler.urls import classify_url
 __all__ = [
     "PARSERS",
     "Document",
+    "ListingCursor",
     "PageKind",
     "PageResult",
     "detect_kind",
@@ -62,6 +64,7 @@ PARSERS: dict[PageKind, Callable[[Document], PageResult]] = {
     "tag": parse_tag,
     "feed": parse_feed,
     "json": parse_json,
+    "graphql": parse_graphql,
 }
 
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 import lxml.html
 
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages._document import iter_tags
-from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages.state import Node
 
 Paragraph = tuple[str, str]
 
@@ -43,28 +42,25 @@ _SKIPPED = frozenset({"IFRAME"})
 _WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
 
 
-def legacy_paragraphs(body_model: Any) -> list[Paragraph]:
+def legacy_paragraphs(body_model: Node | None) -> list[Paragraph]:
     """``(type, text)`` pairs of a legacy ``bodyModel`` (int paragraph types)."""
-    raw = body_model.get("paragraphs") if isinstance(body_model, dict) else None
     out: list[Paragraph] = []
-    for paragraph in raw if isinstance(raw, list) else []:
-        if not isinstance(paragraph, dict):
-            continue
-        kind = paragraph.get("type")
-        name = LEGACY_TYPES.get(kind, "P") if isinstance(kind, int) else "P"
-        out.append((name, str(paragraph.get("text") or "")))
+    for paragraph in body_model.nodes("paragraphs") if body_model is not None else []:
+        kind = paragraph.int("type")
+        out.append((LEGACY_TYPES.get(kind, "P") if kind is not None else "P", _text(paragraph)))
     return out
 
 
-def apollo_paragraphs(state: ApolloState, body_model: Any) -> list[Paragraph]:
+def apollo_paragraphs(body_model: Node | None) -> list[Paragraph]:
     """``(type, text)`` pairs of an Apollo ``bodyModel`` (``Paragraph:<id>`` references)."""
-    raw = state.field(body_model, "paragraphs") if isinstance(body_model, dict) else None
     out: list[Paragraph] = []
-    for paragraph in raw if isinstance(raw, list) else []:
-        if isinstance(paragraph, dict):
-            kind = paragraph.get("type")
-            out.append((kind if isinstance(kind, str) else "P", str(paragraph.get("text") or "")))
+    for paragraph in body_model.nodes("paragraphs") if body_model is not None else []:
+        out.append((paragraph.str("type") or "P", _text(paragraph)))
     return out
+
+
+def _text(paragraph: Node) -> str:
+    return paragraph.str("text") or ""
 
 
 def render_paragraphs(paragraphs: Iterable[Paragraph]) -> str | None:

@@ -9,7 +9,6 @@ recorded in :attr:`Document.errors` instead of raised.
 from __future__ import annotations
 
 import codecs
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import cached_property
@@ -20,11 +19,13 @@ import lxml.html
 from lxml import etree
 
 from topics_crawler.normalize import format_timestamp
-from topics_crawler.pages._state import (
-    ApolloState,
+from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages.state import (
+    State,
     StateError,
     find_apollo_state,
     find_legacy_state,
+    load_json,
 )
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
@@ -38,20 +39,34 @@ def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.Htm
     return chain.from_iterable(top.iter(*tags) for top in tops)
 
 
+#: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree.
+INDEXED_TAGS = ("meta", "link", "script", "a")
 #: Parses UTF-8 bytes as UTF-8 whatever the page declares, like the decoded text.
 _UTF8_HTML_PARSER = lxml.html.HTMLParser(encoding="utf-8")
 
 
 def decode_body(body: bytes | str, encoding: str | None = None) -> str:
-    """Text of a page body: the declared encoding, else UTF-8, never raising."""
+    """Text of a page body: the encoding its byte order mark names, else the declared
+    one, else UTF-8, never raising."""
     return _decode(body, encoding)[0]
+
+
+#: Byte order marks that name the encoding whatever the page declares (UTF-32 first: its
+#: little-endian mark starts with UTF-16's). A UTF-8 mark is left to the UTF-8 decoder.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
     """:func:`decode_body` plus the codec that read the bytes cleanly (None: str or lossy)."""
     if isinstance(body, str):
         return body, None
-    for candidate in (encoding, "utf-8"):
+    bom = next((codec for mark, codec in _BOMS if body.startswith(mark)), None)
+    for candidate in (bom, encoding, "utf-8"):
         if not candidate:
             continue
         try:
@@ -81,6 +96,8 @@ class Document:
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
         self._markers: dict[str, bool] = {}
+        #: What parsers work out once per page and read more than once (their own keys).
+        self.memo: dict[str, Any] = {}
 
     def error(self, reason: str) -> None:
         """Record a problem with this page (reported as ``parse/errors/<kind>``)."""
@@ -115,16 +132,29 @@ class Document:
             return []
 
     def iter_tags(self, *tags: str) -> Iterator[lxml.html.HtmlElement]:
-        """:func:`iter_tags` on the tree; none without a tree."""
+        """:func:`iter_tags` on the tree; none without a tree. The tags every parser reads
+        (:data:`INDEXED_TAGS`) come from one walk of the tree, shared by all of them."""
+        if len(tags) == 1 and tags[0] in INDEXED_TAGS:
+            return iter(self._indexed_tags.get(tags[0], ()))
         tree = self.tree
         return iter(()) if tree is None else iter_tags(tree, *tags)
 
+    @cached_property
+    def _indexed_tags(self) -> dict[str, list[lxml.html.HtmlElement]]:
+        tree = self.tree
+        found: dict[str, list[lxml.html.HtmlElement]] = {}
+        for element in iter_tags(tree, *INDEXED_TAGS) if tree is not None else ():
+            found.setdefault(element.tag, []).append(element)
+        return found
+
     def contains(self, marker: str) -> bool:
         """``marker in self.text``, remembered: layers ask about the same markers repeatedly,
-        and each miss is a scan of the whole page."""
+        and each miss is a scan of the whole page (of its UTF-8 bytes when it has them)."""
         found = self._markers.get(marker)
         if found is None:
-            found = self._markers[marker] = marker in self.text
+            body = self._utf8_body
+            found = marker.encode("utf-8") in body if body is not None else marker in self.text
+            self._markers[marker] = found
         return found
 
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
@@ -172,8 +202,8 @@ class Document:
             if not raw:
                 continue
             try:
-                value = json.loads(raw)
-            except json.JSONDecodeError:
+                value = load_json(raw)
+            except StateError:
                 self.error("broken JSON-LD")
                 continue
             for obj in value if isinstance(value, list) else [value]:
@@ -195,42 +225,54 @@ class Document:
         return None
 
     @cached_property
-    def apollo(self) -> ApolloState | None:
-        """The Apollo cache of a 2019+ page, or None (broken state is recorded)."""
+    def _apollo_cache(self) -> dict[str, Any] | None:
         try:
-            data = find_apollo_state(self.text)
+            return find_apollo_state(self.text, self._utf8_body)
         except StateError as exc:
             self.error(f"broken Apollo state: {exc}")
             return None
-        return ApolloState(data) if data is not None else None
+
+    @cached_property
+    def apollo(self) -> ApolloState | None:
+        """The Apollo cache of a 2019+ page for the parsers not yet on :attr:`state`."""
+        data = self._apollo_cache
+        return ApolloState(data, self.apollo_state) if data is not None else None
+
+    @cached_property
+    def apollo_state(self) -> State | None:
+        """The Apollo cache of a 2019+ page (Apollo-2 or -3), or None (broken state is
+        recorded); wrong-typed values met while reading it are recorded as errors."""
+        data = self._apollo_cache
+        return State.from_apollo(data, notes=self.error) if data is not None else None
 
     @cached_property
     def legacy(self) -> dict[str, Any] | None:
-        """The ``{value, references}`` payload of a 2015–2018 page, or None."""
+        """The raw ``{value, references}`` payload of a 2015–2018 page, or None."""
         try:
-            return find_legacy_state(self.text)
+            return find_legacy_state(self.text, self._utf8_body)
         except StateError as exc:
             self.error(f"broken legacy state: {exc}")
             return None
 
     @cached_property
+    def legacy_state(self) -> State | None:
+        """The ``{value, references}`` payload of a 2015–2018 page as a :class:`State`."""
+        payload = self.legacy
+        return State.from_payload(payload, notes=self.error) if payload is not None else None
+
+    @property
+    def state(self) -> State | None:
+        """The page's embedded state: the Apollo cache, else the legacy payload, else None."""
+        return self.apollo_state or self.legacy_state
+
+    @cached_property
     def medium_domains(self) -> frozenset[str]:
         """Custom domains that this page's own state declares as Medium publications."""
         domains: set[str] = set()
-        apollo = self.apollo
-        if apollo is not None:
-            for typename in ("Collection", "Publication"):
-                for _key, entity in apollo.entities(typename):
-                    domains.add(str(entity.get("domain") or ""))
-        legacy = self.legacy
-        if legacy is not None:
-            references = legacy.get("references")
-            collections = references.get("Collection") if isinstance(references, dict) else None
-            if isinstance(collections, dict):
-                for collection in collections.values():
-                    if isinstance(collection, dict):
-                        domains.add(str(collection.get("domain") or ""))
-        return frozenset(d.lower() for d in domains if d and not is_medium_domain(d.lower()))
+        state = self.state
+        for entity in state.entities("Collection", "Publication") if state is not None else ():
+            domains.add((entity.str("domain") or "").lower())
+        return frozenset(d for d in domains if d and not is_medium_domain(d))
 
     def classify(self, href: str) -> MediumLink | None:
         """:func:`~topics_crawler.urls.classify_url` of a link on this page: relative links

@@ -2,11 +2,13 @@
 
 Two shapes exist:
 
-* Apollo (2019–2025): ``User:<id>`` and ``Collection:<id>`` / ``Publication:<id>``
-  entities of the ``__APOLLO_STATE__`` cache (both Apollo-2 and Apollo-3 forms;
-  references are followed through :class:`ApolloState`).
+* Apollo (2019–2025) and GraphQL responses: ``User`` and ``Collection`` /
+  ``Publication`` nodes (:func:`author_from_user`, :func:`publication_from_collection`).
 * Legacy (2015–2018 pages and ``?format=json`` payloads): ``references.User[id]``,
-  ``references.Collection[id]`` and ``references.SocialStats[id]``.
+  ``references.Collection[id]`` and ``references.SocialStats[id]``
+  (:func:`author_from_legacy_user`, :func:`publication_from_legacy_collection`).
+
+Every value is read through :mod:`topics_crawler.pages.state`'s typed accessors.
 
 A value the object does not carry stays None; nothing is guessed.
 """
@@ -18,6 +20,7 @@ from typing import Any
 from topics_crawler.items import Author, Publication
 from topics_crawler.normalize import clean_text, parse_count
 from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import author_url, publication_url
 
 AVATAR_URL = "https://miro.medium.com/v2/resize:fill:176:176/{image_id}"
@@ -46,19 +49,16 @@ def member_since(medium_member_at: Any) -> bool | None:
     return medium_member_at > 0
 
 
-def member_from_tier(membership: Any) -> bool | None:
+def member_from_tier(user: Node) -> bool | None:
     """``membership{tier}`` (2025) → member flag; ``membership: null`` means not a member."""
-    if membership is None:
+    if user.value("membership") is None:
         return False
-    if not isinstance(membership, dict):
-        return None
-    tier = membership.get("tier")
-    if not isinstance(tier, str):
-        return None
-    return tier.upper() not in NON_MEMBER_TIERS
+    membership = user.node("membership")
+    tier = membership.str("tier") if membership is not None else None
+    return tier.upper() not in NON_MEMBER_TIERS if tier is not None else None
 
 
-def _username(value: Any) -> str | None:
+def _username(value: str | None) -> str | None:
     text = clean_text(value)
     return text.lstrip("@") if text else None
 
@@ -67,38 +67,37 @@ def _profile_url(username: str | None) -> str | None:
     return author_url(username) if username else None
 
 
-def _apollo_is_member(state: ApolloState, user: dict[str, Any]) -> bool | None:
-    flag = member_since(user.get("mediumMemberAt"))
+def _is_member(user: Node) -> bool | None:
+    flag = member_since(user.scalar("mediumMemberAt"))
     if flag is not None:
         return flag
-    if "membership" in user:
-        return member_from_tier(state.field(user, "membership"))
+    if user.has("membership"):
+        return member_from_tier(user)
     return None
 
 
-def author_from_apollo(state: ApolloState, user: dict[str, Any], scraped_at: str) -> Author:
-    """Author from an Apollo ``User:<id>`` entity (Apollo-2 or Apollo-3)."""
-    username = _username(user.get("username"))
-    stats = state.field(user, "socialStats")
-    stats = stats if isinstance(stats, dict) else {}
-    followers, followers_raw = parse_count(stats.get("followerCount"))
-    following, _ = parse_count(stats.get("followingCount"))
+def author_from_user(user: Node, scraped_at: str) -> Author:
+    """Author from a ``User`` node (Apollo-2, Apollo-3 or a GraphQL response)."""
+    username = _username(user.str("username"))
+    stats = user.node("socialStats")
+    followers, followers_raw = parse_count(stats.scalar("followerCount") if stats else None)
+    following, _ = parse_count(stats.scalar("followingCount") if stats else None)
     return Author(
-        author_id=lower_id(user.get("id")),
+        author_id=lower_id(user.str("id")),
         username=username,
-        name=clean_text(user.get("name")),
+        name=clean_text(user.str("name")),
         url=_profile_url(username),
-        bio=clean_text(user.get("bio")),
+        bio=clean_text(user.str("bio")),
         followers=followers,
         followers_raw=followers_raw,
         following=following,
-        is_member=_apollo_is_member(state, user),
-        image_url=avatar_url(user.get("imageId")),
+        is_member=_is_member(user),
+        image_url=avatar_url(user.str("imageId")),
         scraped_at=scraped_at,
     )
 
 
-def _domain(value: Any) -> str | None:
+def _domain(value: str | None) -> str | None:
     text = clean_text(value)
     return text.lower() if text else None
 
@@ -109,20 +108,18 @@ def _publication_home(slug: str | None, domain: str | None) -> str | None:
     return publication_url(slug or "", domain)
 
 
-def publication_from_apollo(
-    state: ApolloState, collection: dict[str, Any], scraped_at: str
-) -> Publication:
-    """Publication from an Apollo ``Collection:<id>`` or ``Publication:<id>`` entity."""
-    slug = clean_text(collection.get("slug"))
-    domain = _domain(collection.get("domain"))
-    followers, followers_raw = parse_count(collection.get("subscriberCount"))
-    description = collection.get("description")
+def publication_from_collection(collection: Node, scraped_at: str) -> Publication:
+    """Publication from a ``Collection`` or ``Publication`` node."""
+    slug = clean_text(collection.str("slug"))
+    domain = _domain(collection.str("domain"))
+    followers, followers_raw = parse_count(collection.scalar("subscriberCount"))
+    description = collection.str("description")
     if description is None:
-        description = collection.get("tagline")
+        description = collection.str("tagline")
     return Publication(
-        publication_id=lower_id(collection.get("id")),
+        publication_id=lower_id(collection.str("id")),
         slug=slug.lower() if slug else None,
-        name=clean_text(collection.get("name")),
+        name=clean_text(collection.str("name")),
         url=_publication_home(slug, domain),
         domain=domain,
         description=clean_text(description),
@@ -132,54 +129,67 @@ def publication_from_apollo(
     )
 
 
-def _legacy_social_stats(user: dict[str, Any], references: dict[str, Any]) -> dict[str, Any]:
+def author_from_apollo(state: ApolloState, user: dict[str, Any], scraped_at: str) -> Author:
+    """:func:`author_from_user` for callers still holding an :class:`ApolloState` and a dict."""
+    return author_from_user(state.node(user), scraped_at)
+
+
+def publication_from_apollo(
+    state: ApolloState, collection: dict[str, Any], scraped_at: str
+) -> Publication:
+    """:func:`publication_from_collection` for callers holding an :class:`ApolloState`."""
+    return publication_from_collection(state.node(collection), scraped_at)
+
+
+def legacy_user_id(user: Node) -> str | None:
+    """A legacy user's id (``userId``, or ``id`` in some payloads)."""
+    return user.str("userId") or user.str("id")
+
+
+def _legacy_social_stats(user: Node, state: State) -> Node | None:
     """The user's own ``SocialStats``. Payloads also carry the *viewer's* stats (2015
     posts embed them in every user), so stats of another ``userId`` are ignored."""
-    user_id = user.get("userId") or user.get("id")
-    table = references.get("SocialStats")
-    candidates = [table.get(str(user_id)) if isinstance(table, dict) else None]
-    candidates.append(user.get("socialStats"))
-    for stats in candidates:
-        if isinstance(stats, dict) and stats.get("userId", user_id) == user_id:
+    user_id = legacy_user_id(user)
+    for stats in (state.entity("SocialStats", user_id), user.node("socialStats")):
+        if stats is not None and stats.str("userId") in (None, user_id):
             return stats
-    return {}
+    return None
 
 
-def author_from_legacy(user: dict[str, Any], references: dict[str, Any], scraped_at: str) -> Author:
+def author_from_legacy_user(user: Node, state: State, scraped_at: str) -> Author:
     """Author from a legacy ``references.User[id]`` object (followers from ``SocialStats``)."""
-    username = _username(user.get("username"))
-    stats = _legacy_social_stats(user, references)
-    followers, followers_raw = parse_count(stats.get("usersFollowedByCount"))
-    following, _ = parse_count(stats.get("usersFollowedCount"))
+    username = _username(user.str("username"))
+    stats = _legacy_social_stats(user, state)
+    followers, followers_raw = parse_count(stats.scalar("usersFollowedByCount") if stats else None)
+    following, _ = parse_count(stats.scalar("usersFollowedCount") if stats else None)
     return Author(
-        author_id=lower_id(user.get("userId") or user.get("id")),
+        author_id=lower_id(legacy_user_id(user)),
         username=username,
-        name=clean_text(user.get("name")),
+        name=clean_text(user.str("name")),
         url=_profile_url(username),
-        bio=clean_text(user.get("bio")),
+        bio=clean_text(user.str("bio")),
         followers=followers,
         followers_raw=followers_raw,
         following=following,
-        is_member=member_since(user.get("mediumMemberAt")),
-        image_url=avatar_url(user.get("imageId")),
+        is_member=member_since(user.scalar("mediumMemberAt")),
+        image_url=avatar_url(user.str("imageId")),
         scraped_at=scraped_at,
     )
 
 
-def publication_from_legacy(collection: dict[str, Any], scraped_at: str) -> Publication:
+def publication_from_legacy_collection(collection: Node, scraped_at: str) -> Publication:
     """Publication from a legacy ``references.Collection[id]`` object."""
-    slug = clean_text(collection.get("slug"))
-    domain = _domain(collection.get("domain"))
-    metadata = collection.get("metadata")
-    metadata = metadata if isinstance(metadata, dict) else {}
-    followers, followers_raw = parse_count(metadata.get("followerCount"))
+    slug = clean_text(collection.str("slug"))
+    domain = _domain(collection.str("domain"))
+    metadata = collection.node("metadata")
+    followers, followers_raw = parse_count(metadata.scalar("followerCount") if metadata else None)
     return Publication(
-        publication_id=lower_id(collection.get("id")),
+        publication_id=lower_id(collection.str("id")),
         slug=slug.lower() if slug else None,
-        name=clean_text(collection.get("name")),
+        name=clean_text(collection.str("name")),
         url=_publication_home(slug, domain),
         domain=domain,
-        description=clean_text(collection.get("description")),
+        description=clean_text(collection.str("description")),
         followers=followers,
         followers_raw=followers_raw,
         scraped_at=scraped_at,

@@ -4,12 +4,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from topics_crawler.items import Item
 from topics_crawler.urls import MediumLink
 
-PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "unknown"]
+PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "graphql", "unknown"]
+
+
+@dataclass(frozen=True)
+class ListingCursor:
+    """Where the next page of a listing starts, exactly as the page gives it.
+
+    Not followed by the crawl; kept for a later archive crawl. ``listing`` names
+    the listing (``author_stories``), ``owner`` its owner's id (the author id),
+    ``cursor`` the page's own paging values — ``{"from": "L1583417617283",
+    "limit": 10}`` on 2022 profiles (``homepagePostsConnection.pagingInfo.next``),
+    ``{"limit": 10, "to": "1515474889350", "source": "overview", "page": 2}`` on
+    2016–2019 ones (``paging.next``) — and ``url`` the stream endpoint when the page
+    names one (``paging.path``).
+    """
+
+    listing: str
+    owner: str | None
+    cursor: dict[str, Any]
+    url: str | None = None
 
 
 @dataclass
@@ -28,6 +47,8 @@ class PageResult:
     links: list[MediumLink] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    cursors: list[ListingCursor] = field(default_factory=list)
+    """Paging cursors of the listings on the page (:class:`ListingCursor`), page order."""
 
     def links_of(self, kind: str) -> list[MediumLink]:
         """Links of one kind (``story``, ``author``, ``publication``, ``tag``), page order."""

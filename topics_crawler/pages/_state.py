@@ -1,111 +1,40 @@
-"""Embedded page data: Apollo state (2019–2025), legacy ``GLOBALS``/``obvInit`` JSON
-(2015–2018), JSON-LD and meta tags.
+"""The Apollo cache as the tag and card parsers still read it (:class:`ApolloState`).
 
-Every JSON value is decoded with a JSON decoder starting at a known marker
-(``raw_decode``), never cut out with a regex, so a ``</script>`` inside a
-string or a trailing statement cannot break it.
+New code reads state through :mod:`topics_crawler.pages.state`; the decoding
+functions live there and are re-exported here for the callers of this module.
 """
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Iterator
 from typing import Any
 
-_DECODER = json.JSONDecoder()
-XSSI_GUARD = "])}while(1);</x>"
+from topics_crawler.pages.state.decode import (
+    APOLLO_MARKERS,
+    LEGACY_MARKERS,
+    XSSI_GUARD,
+    StateError,
+    decode_after,
+    find_apollo_state,
+    find_legacy_state,
+    parse_json_payload,
+    strip_xssi,
+)
+from topics_crawler.pages.state.keys import split_field_key
+from topics_crawler.pages.state.reader import Node, State
 
-APOLLO_MARKERS = ("window.__APOLLO_STATE__", "__APOLLO_STATE__")
-LEGACY_MARKERS = ('window["obvInit"](', "window['obvInit'](", "var GLOBALS =", "GLOBALS =")
-
-
-class StateError(ValueError):
-    """Embedded JSON was found but could not be decoded."""
-
-
-def decode_after(text: str, marker: str, start: int = 0) -> tuple[Any, int] | None:
-    """Decode the JSON value that follows ``marker`` (after ``=``/``(`` and white space).
-
-    Returns ``(value, end index)`` or None when the marker is absent; raises
-    :class:`StateError` when the marker is there but the JSON is broken.
-    """
-    index = text.find(marker, start)
-    if index < 0:
-        return None
-    pos = index + len(marker)
-    length = len(text)
-    while pos < length and text[pos] in " \t\r\n=(":
-        pos += 1
-    try:
-        value, end = _DECODER.raw_decode(text, pos)
-    except json.JSONDecodeError as exc:
-        raise StateError(f"broken JSON after {marker!r}: {exc.msg} (offset {exc.pos})") from exc
-    except RecursionError as exc:
-        raise StateError(f"JSON after {marker!r} is nested too deeply") from exc
-    return value, end
-
-
-def strip_xssi(text: str) -> str:
-    """Body of a Medium JSON response without its ``])}while(1);</x>`` guard."""
-    stripped = text.lstrip()
-    if stripped.startswith(XSSI_GUARD):
-        return stripped[len(XSSI_GUARD) :]
-    if stripped.startswith("])}while(1);"):
-        return stripped.split("</x>", 1)[-1]
-    return text
-
-
-def find_apollo_state(text: str) -> dict[str, Any] | None:
-    """The ``window.__APOLLO_STATE__`` object of a 2019+ page, or None when absent."""
-    for marker in APOLLO_MARKERS:
-        found = decode_after(text, marker)
-        if found is not None:
-            value = found[0]
-            if not isinstance(value, dict):
-                raise StateError("__APOLLO_STATE__ is not a JSON object")
-            return value
-    return None
-
-
-def find_legacy_state(text: str) -> dict[str, Any] | None:
-    """The embedded ``{value, references, …}`` payload of a 2015–2018 page.
-
-    2016–18 pages call ``window["obvInit"]({...})``; 2015 pages assign
-    ``var GLOBALS = {...}`` whose ``embedded`` member holds the payload.
-    Pages re-serialised by other tools may have the script HTML-escaped.
-    """
-    for candidate in _legacy_texts(text):
-        for marker in LEGACY_MARKERS:
-            index = candidate.find(marker)
-            while index >= 0:
-                found = decode_after(candidate, marker, index)
-                if found is None:
-                    break
-                value, end = found
-                if isinstance(value, dict):
-                    embedded = value.get("embedded") if "GLOBALS" in marker else value
-                    if isinstance(embedded, dict) and embedded:
-                        return embedded
-                index = candidate.find(marker, end)
-    return None
-
-
-def _legacy_texts(text: str) -> Iterator[str]:
-    yield text
-    if "&quot;" in text and "obvInit" in text:
-        yield html.unescape(text)
-
-
-def parse_json_payload(text: str) -> Any:
-    """Decode a ``?format=json`` / GraphQL body (XSSI guard stripped); raises StateError."""
-    body = strip_xssi(text).strip()
-    try:
-        return json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise StateError(f"not JSON: {exc.msg} (offset {exc.pos})") from exc
-    except RecursionError as exc:
-        raise StateError("JSON nested too deeply") from exc
+__all__ = [
+    "APOLLO_MARKERS",
+    "LEGACY_MARKERS",
+    "XSSI_GUARD",
+    "ApolloState",
+    "StateError",
+    "decode_after",
+    "find_apollo_state",
+    "find_legacy_state",
+    "parse_json_payload",
+    "strip_xssi",
+]
 
 
 class ApolloState:
@@ -116,8 +45,20 @@ class ApolloState:
       nested objects live under generated keys such as ``$Post:<id>.previewContent``.
     """
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], reader: State | None = None) -> None:
         self.data = data
+        self._reader = reader
+
+    @property
+    def reader(self) -> State:
+        """The same cache through the typed reader (:class:`~topics_crawler.pages.state.State`)."""
+        if self._reader is None:
+            self._reader = State.from_apollo(self.data)
+        return self._reader
+
+    def node(self, value: dict[str, Any]) -> Node:
+        """``value`` (an entity of this cache) as a reader node."""
+        return Node(self.reader, value, "")
 
     def __contains__(self, key: str) -> bool:
         return key in self.data
@@ -181,8 +122,4 @@ class ApolloState:
         for key, value in root.items():
             if not key.startswith(prefix):
                 continue
-            try:
-                args = json.loads(key[len(prefix) : -1] or "{}")
-            except json.JSONDecodeError:
-                args = {}
-            yield (args if isinstance(args, dict) else {}), self.resolve(value)
+            yield split_field_key(key)[1], self.resolve(value)

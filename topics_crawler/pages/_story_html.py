@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from topics_crawler.normalize import (
     clean_text,
@@ -34,6 +34,7 @@ from topics_crawler.urls import (
     MediumLink,
     classify_url,
     post_id_from_url,
+    split_url,
 )
 
 ARTICLE_TYPES = ("NewsArticle", "Article", "BlogPosting", "SocialMediaPosting")
@@ -114,7 +115,8 @@ def _ld_image(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("url")
     url = clean_text(value)
-    return url if url and urlsplit(url).path not in ("", "/") else None
+    parts = split_url(url) if url else None
+    return url if parts is not None and parts.path not in ("", "/") else None
 
 
 # --- meta tags ---------------------------------------------------------------------------
@@ -212,6 +214,14 @@ def classify_href(href: str, base: str) -> MediumLink | None:
 def page_anchor_links(doc: Document) -> Iterator[MediumLink]:
     """Every anchor of the page that :func:`classify_href` recognises, page order (a page
     repeats many links — bylines, tag lists —, each distinct href is classified once)."""
+    return iter(_anchor_links(doc))
+
+
+def _anchor_links(doc: Document) -> list[MediumLink]:
+    cached = doc.memo.get("anchor_links")
+    if isinstance(cached, list):
+        return cached
+    links: list[MediumLink] = []
     known: dict[str, MediumLink | None] = {}
     for anchor in doc.iter_tags("a"):
         href = anchor.get("href")
@@ -221,7 +231,9 @@ def page_anchor_links(doc: Document) -> Iterator[MediumLink]:
             known[href] = classify_href(str(href), doc.url)
         link = known[href]
         if link is not None:
-            yield link
+            links.append(link)
+    doc.memo["anchor_links"] = links
+    return links
 
 
 def _dom_title(doc: Document) -> dict[str, Any]:
@@ -317,9 +329,8 @@ def url_layer(url: str | None) -> dict[str, Any]:
     """Post id, author username or publication slug spelled out in a story URL."""
     if not url:
         return {}
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # "Invalid IPv6 URL": a broken canonical link says nothing
+    parts = split_url(url)
+    if parts is None:  # a broken canonical link says nothing
         return {}
     segments = [unquote(s) for s in parts.path.split("/") if s]
     layer: dict[str, Any] = {"story_id": post_id_from_url(url)}

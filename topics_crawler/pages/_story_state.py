@@ -1,12 +1,13 @@
 """Story fields from the embedded state: the fast, most complete layer.
 
-* Apollo cache (2019–2025): ``Post:<id>`` found through ``ROOT_QUERY.postResult``
-  or by post id, with its ``User`` creator and ``Collection`` collection.
+* Apollo cache (2019–2025): the ``Post`` found through ``ROOT_QUERY.postResult``
+  (any arguments) or by post id, with its ``User`` creator and ``Collection``.
 * Legacy ``{value, references}`` payload (2015–2018 pages and ``?format=json``):
   ``value`` is the Post, ``references`` hold its User and Collection.
 
-Each function returns a :class:`StoryState`: a layer for :func:`pick` plus the
-Author and Publication items the state describes.
+Both are read through :mod:`topics_crawler.pages.state`. Each function returns a
+:class:`StoryState`: a layer for :func:`pick` plus the Author and Publication
+items the state describes.
 """
 
 from __future__ import annotations
@@ -23,14 +24,21 @@ from topics_crawler.pages._body import (
     render_paragraphs,
 )
 from topics_crawler.pages._entities import (
-    author_from_apollo,
-    author_from_legacy,
+    author_from_legacy_user,
     lower_id,
-    publication_from_apollo,
-    publication_from_legacy,
+    publication_from_legacy_collection,
 )
-from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages._posts import (
+    author_fields,
+    minutes,
+    one_line,
+    post_author,
+    post_fields,
+    post_publication,
+    publication_fields,
+)
 from topics_crawler.pages.markdown import apollo_blocks, legacy_blocks, render_markdown
+from topics_crawler.pages.state import Node, State
 
 
 @dataclass
@@ -43,29 +51,9 @@ class StoryState:
     publication: Publication | None = None
 
 
-def one_line(value: Any) -> str | None:
-    """Clean text with line breaks folded (2015 titles keep the editor's manual breaks)."""
-    text = clean_text(value)
-    return " ".join(text.split("\n")) if text else None
-
-
-def _timestamp(value: Any) -> str | None:
-    return parse_timestamp(value)[0]
-
-
-def _count(value: Any) -> int | None:
-    return parse_count(value)[0]
-
-
-def _minutes(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        return None
-    return float(value)
-
-
 def _text_fields(text: str | None, preview: bool | None, word_count: Any) -> dict[str, Any]:
     """Body text, preview flag and word count (counted only from a full text)."""
-    words = _count(word_count)
+    words = parse_count(word_count)[0]
     if words is None and text and preview is False:
         words = count_words(text)
     return {
@@ -75,215 +63,118 @@ def _text_fields(text: str | None, preview: bool | None, word_count: Any) -> dic
     }
 
 
-def _author_fields(author: Author | None) -> dict[str, Any]:
-    if author is None:
-        return {}
-    return {
-        "author_id": author.author_id,
-        "author_username": author.username,
-        "author_name": author.name,
-    }
-
-
-def _publication_fields(publication: Publication | None) -> dict[str, Any]:
-    if publication is None:
-        return {}
-    return {
-        "publication_id": publication.publication_id,
-        "publication_slug": publication.slug,
-        "publication_name": publication.name,
-    }
-
-
 # --- Apollo (2019–2025) -----------------------------------------------------------------
 
 
-def find_apollo_post(state: ApolloState, post_id: str | None) -> dict[str, Any] | None:
-    """The page's ``Post`` entity: ``ROOT_QUERY.postResult`` first, else ``Post:<post_id>``."""
-    for _args, value in state.root_calls("postResult"):
-        if isinstance(value, dict) and value.get("__typename", "Post") == "Post" and "id" in value:
-            return value
-    return state.get(f"Post:{post_id}") if post_id else None
+def find_apollo_post(state: State, post_id: str | None) -> Node | None:
+    """The page's ``Post``: the ``postResult`` root call first, else ``Post:<post_id>``."""
+    for call in state.root.calls("postResult"):
+        post = call.node
+        if post is not None and post.typename in ("Post", None) and post.has("id"):
+            return post
+    return state.entity("Post", post_id)
 
 
-def _apollo_tags(state: ApolloState, post: dict[str, Any]) -> list[str]:
-    slugs: list[str] = []
-    tags = state.field(post, "tags")
-    for tag in tags if isinstance(tags, list) else []:
-        if isinstance(tag, dict):
-            raw = tag.get("normalizedTagSlug") or tag.get("id") or tag.get("slug")
-            slug = tag_slug(raw)
-            if slug:
-                slugs.append(slug)
-    return unique(slugs)
-
-
-def _apollo_locked(post: dict[str, Any]) -> bool | None:
-    locked = post.get("isLocked")
-    if isinstance(locked, bool):
-        return locked or post.get("visibility") == "LOCKED"
-    visibility = post.get("visibility")
-    return visibility == "LOCKED" if isinstance(visibility, str) else None
-
-
-def _apollo_body(state: ApolloState, post: dict[str, Any]) -> dict[str, Any]:
-    content = state.field(post, "content")
-    if not isinstance(content, dict):
+def _apollo_body(post: Node) -> dict[str, Any]:
+    content = post.node("content")
+    if content is None:
         return {}
-    paragraphs = apollo_paragraphs(state, state.field(content, "bodyModel"))
-    preview = content.get("isLockedPreviewOnly")
-    preview_flag = preview if isinstance(preview, bool) else None
-    markdown = render_markdown(
-        apollo_blocks(state.field(content, "bodyModel"), state.resolve), preview=preview is True
+    body_model = content.node("bodyModel")
+    preview = content.bool("isLockedPreviewOnly")
+    fields = _text_fields(
+        render_paragraphs(apollo_paragraphs(body_model)), preview, post.scalar("wordCount")
     )
-    fields = _text_fields(render_paragraphs(paragraphs), preview_flag, post.get("wordCount"))
-    return {**fields, "markdown": markdown}
+    return {**fields, "markdown": render_markdown(apollo_blocks(body_model), preview=bool(preview))}
 
 
-def _apollo_responses(state: ApolloState, post: dict[str, Any]) -> int | None:
-    responses = state.field(post, "postResponses")
-    if isinstance(responses, dict) and "count" in responses:
-        return _count(responses.get("count"))
-    return _count(post.get("responsesCount"))
-
-
-def _apollo_answered(state: ApolloState, post: dict[str, Any]) -> str | None:
-    """Id of the post a response answers: ``inResponseToPostResult`` (a ``Post`` reference
-    or inline object) when ``inResponseToEntityType`` does not name another kind."""
-    kind = post.get("inResponseToEntityType")
-    if kind is not None and kind != "POST":
-        return None
-    raw = post.get("inResponseToPostResult")
-    ref = raw.get("__ref") or raw.get("id") if isinstance(raw, dict) else None
-    answered = state.field(post, "inResponseToPostResult")
-    if isinstance(answered, dict) and answered.get("__typename", "Post") == "Post":
-        return lower_id(answered.get("id"))
-    if isinstance(ref, str) and ref.startswith("Post:"):  # a reference to an entity not cached
-        return lower_id(ref.removeprefix("Post:"))
-    return None
-
-
-def apollo_story(state: ApolloState, post: dict[str, Any], scraped_at: str) -> StoryState:
-    """Story layer, Author and Publication from an Apollo ``Post`` entity."""
-    creator = state.field(post, "creator")
-    author = author_from_apollo(state, creator, scraped_at) if isinstance(creator, dict) else None
-    collection = state.field(post, "collection")
-    publication = (
-        publication_from_apollo(state, collection, scraped_at)
-        if isinstance(collection, dict) and collection.get("id")
-        else None
-    )
-    preview = state.field(post, "previewContent")
-    fields: dict[str, Any] = {
-        "story_id": lower_id(post.get("id")),
-        "state_url": post.get("mediumUrl"),
-        "title": one_line(post.get("title")),
-        "subtitle": clean_text(preview.get("subtitle")) if isinstance(preview, dict) else None,
-        **_author_fields(author),
-        **_publication_fields(publication),
-        "published_at": _timestamp(post.get("firstPublishedAt")),
-        "updated_at": _timestamp(post.get("updatedAt") or post.get("latestPublishedAt")),
-        "reading_time_min": _minutes(post.get("readingTime")),
-        "claps": _count(post.get("clapCount")),
-        "responses": _apollo_responses(state, post),
-        "tags": _apollo_tags(state, post),
-        "is_member_only": _apollo_locked(post),
-        "language": clean_text(post.get("detectedLanguage")),
-        "in_response_to": _apollo_answered(state, post),
-        **_apollo_body(state, post),
-    }
+def apollo_story(post: Node, scraped_at: str) -> StoryState:
+    """Story layer, Author and Publication from an Apollo ``Post`` node."""
+    author = post_author(post, scraped_at)
+    publication = post_publication(post, scraped_at)
+    fields = {**post_fields(post, scraped_at), **_apollo_body(post)}
     return StoryState(fields, author, publication)
 
 
 # --- Legacy (2015–2018, ?format=json) --------------------------------------------------
 
 
-def _legacy_table(references: dict[str, Any], name: str) -> dict[str, Any]:
-    table = references.get(name)
-    return table if isinstance(table, dict) else {}
-
-
-def _legacy_claps(virtuals: dict[str, Any]) -> int | None:
+def _legacy_claps(virtuals: Node) -> int | None:
     """Claps; before claps (Aug 2017) the count was ``recommends``, which Medium turned
     into claps one for one, so a missing or zero ``totalClapCount`` falls back to it."""
-    claps = _count(virtuals.get("totalClapCount"))
+    claps = parse_count(virtuals.scalar("totalClapCount"))[0]
     if claps:
         return claps
-    recommends = _count(virtuals.get("recommends"))
+    recommends = parse_count(virtuals.scalar("recommends"))[0]
     return recommends if recommends is not None else claps
 
 
-def _legacy_tags(virtuals: dict[str, Any]) -> list[str]:
-    tags = virtuals.get("tags")
-    if not isinstance(tags, list):
-        return []
-    slugs = [tag_slug(t.get("slug") or t.get("name")) for t in tags if isinstance(t, dict)]
+def _legacy_tags(virtuals: Node) -> list[str]:
+    slugs = [tag_slug(t.str("slug") or t.str("name")) for t in virtuals.nodes("tags")]
     return unique([slug for slug in slugs if slug])
 
 
-def _legacy_locked(post: dict[str, Any]) -> bool | None:
-    locked = post.get("isSubscriptionLocked")
-    return locked if isinstance(locked, bool) else None
+def _legacy_body(post: Node, virtuals: Node) -> dict[str, Any]:
+    content = post.node("content")
+    body_model = content.node("bodyModel") if content else None
+    text = render_paragraphs(legacy_paragraphs(body_model))
+    preview = virtuals.bool("isLockedPreviewOnly")
+    preview_flag = preview if preview is not None else (False if text else None)
+    markdown = render_markdown(legacy_blocks(body_model), preview=bool(preview))
+    return {**_text_fields(text, preview_flag, virtuals.scalar("wordCount")), "markdown": markdown}
 
 
-def _legacy_body(post: dict[str, Any], virtuals: dict[str, Any]) -> dict[str, Any]:
-    content = post.get("content")
-    content = content if isinstance(content, dict) else {}
-    text = render_paragraphs(legacy_paragraphs(content.get("bodyModel")))
-    preview = virtuals.get("isLockedPreviewOnly")
-    preview_flag = preview if isinstance(preview, bool) else (False if text else None)
-    markdown = render_markdown(legacy_blocks(content.get("bodyModel")), preview=preview is True)
-    return {**_text_fields(text, preview_flag, virtuals.get("wordCount")), "markdown": markdown}
-
-
-def _legacy_subtitle(post: dict[str, Any], virtuals: dict[str, Any]) -> str | None:
-    content = post.get("content")
-    subtitle = content.get("subtitle") if isinstance(content, dict) else None
-    return clean_text(subtitle or virtuals.get("subtitle"))
+def _legacy_subtitle(post: Node, virtuals: Node) -> str | None:
+    content = post.node("content")
+    subtitle = content.str("subtitle") if content is not None else None
+    return clean_text(subtitle or virtuals.str("subtitle"))
 
 
 def _legacy_entities(
-    post: dict[str, Any], references: dict[str, Any], scraped_at: str
+    post: Node, state: State, scraped_at: str
 ) -> tuple[Author | None, Publication | None]:
-    user = _legacy_table(references, "User").get(str(post.get("creatorId") or ""))
-    author = author_from_legacy(user, references, scraped_at) if isinstance(user, dict) else None
-    collection = _legacy_table(references, "Collection").get(
-        str(post.get("homeCollectionId") or "")
-    )
+    user = state.entity("User", post.str("creatorId"))
+    author = author_from_legacy_user(user, state, scraped_at) if user is not None else None
+    collection = state.entity("Collection", post.str("homeCollectionId"))
     publication = (
-        publication_from_legacy(collection, scraped_at) if isinstance(collection, dict) else None
+        publication_from_legacy_collection(collection, scraped_at)
+        if collection is not None
+        else None
     )
     return author, publication
 
 
-def legacy_story(payload: dict[str, Any], scraped_at: str) -> StoryState | None:
-    """Story layer, Author and Publication from a legacy ``{value, references}`` payload."""
-    post = payload.get("value")
-    if not isinstance(post, dict) or not post.get("id"):
+def legacy_post_story(post: Node, state: State, scraped_at: str) -> StoryState | None:
+    """Story layer, Author and Publication from a legacy Post (``references`` in ``state``)."""
+    if not post.str("id"):
         return None
-    references = payload.get("references")
-    references = references if isinstance(references, dict) else {}
-    virtuals = post.get("virtuals")
-    virtuals = virtuals if isinstance(virtuals, dict) else {}
-    author, publication = _legacy_entities(post, references, scraped_at)
+    virtuals = post.node("virtuals") or Node(state, {}, "virtuals")
+    author, publication = _legacy_entities(post, state, scraped_at)
     fields: dict[str, Any] = {
-        "story_id": lower_id(post.get("id")),
+        "story_id": lower_id(post.str("id")),
         "state_url": (
-            post.get("webCanonicalUrl") or post.get("mediumUrl") or post.get("canonicalUrl")
+            post.str("webCanonicalUrl") or post.str("mediumUrl") or post.str("canonicalUrl")
         ),
-        "title": one_line(post.get("title")),
+        "title": one_line(post.str("title")),
         "subtitle": _legacy_subtitle(post, virtuals),
-        **_author_fields(author),
-        **_publication_fields(publication),
-        "published_at": _timestamp(post.get("firstPublishedAt")),
-        "updated_at": _timestamp(post.get("updatedAt") or post.get("latestPublishedAt")),
-        "reading_time_min": _minutes(virtuals.get("readingTime")),
+        **author_fields(author),
+        **publication_fields(publication),
+        "published_at": parse_timestamp(post.scalar("firstPublishedAt"))[0],
+        "updated_at": parse_timestamp(post.scalar("updatedAt") or post.scalar("latestPublishedAt"))[
+            0
+        ],
+        "reading_time_min": minutes(virtuals.float("readingTime")),
         "claps": _legacy_claps(virtuals),
-        "responses": _count(virtuals.get("responsesCreatedCount")),
+        "responses": parse_count(virtuals.scalar("responsesCreatedCount"))[0],
         "tags": _legacy_tags(virtuals),
-        "is_member_only": _legacy_locked(post),
-        "language": clean_text(post.get("detectedLanguage")),
-        "in_response_to": lower_id(post.get("inResponseToPostId") or None),
+        "is_member_only": post.bool("isSubscriptionLocked"),
+        "language": clean_text(post.str("detectedLanguage")),
+        "in_response_to": lower_id(post.str("inResponseToPostId")),
         **_legacy_body(post, virtuals),
     }
     return StoryState(fields, author, publication)
+
+
+def legacy_story(state: State, scraped_at: str) -> StoryState | None:
+    """Story layer, Author and Publication of a legacy ``{value, references}`` payload."""
+    post = state.root.node("value")
+    return legacy_post_story(post, state, scraped_at) if post is not None else None

@@ -31,6 +31,7 @@ from topics_crawler.urls import (
     classify_url,
     post_id_from_url,
     publication_url,
+    split_url,
 )
 
 NAMESPACES = {
@@ -140,7 +141,8 @@ def _plain_text(element: etree._Element) -> str:
 
 def _source_param(link: str) -> str:
     """The ``source`` query parameter of a feed link (``rss-8717e15cbfc4------2``)."""
-    values = parse_qs(urlsplit(link).query).get("source", [])
+    parts = split_url(link)
+    values = parse_qs(parts.query).get("source", []) if parts is not None else []
     return values[0] if values else ""
 
 
@@ -326,8 +328,8 @@ def _snippet_body(root: lxml.html.HtmlElement) -> ItemBody:
 
 def canonical_image(src: str) -> str | None:
     """An image URL as found, made absolute https; None for non-http(s) sources."""
-    parts = urlsplit(src.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    parts = split_url(src.strip())
+    if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
         return None
     return parts._replace(scheme="https").geturl()
 

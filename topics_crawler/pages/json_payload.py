@@ -10,13 +10,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from topics_crawler.items import Item
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._state import StateError, parse_json_payload
 from topics_crawler.pages._story_state import legacy_story
+from topics_crawler.pages.graphql_body import is_graphql_body, parse_graphql_body
+from topics_crawler.pages.state import Node, State
 from topics_crawler.pages.story import CORE_FIELDS, build_story, entity_links
 
 PROFILE_PARSER_MISSING = "profile payloads need pages.author.parse_legacy_profile"
@@ -28,28 +29,33 @@ def parse_json(doc: Document) -> PageResult:
         body = parse_json_payload(doc.text)
     except StateError as exc:
         return PageResult(kind="json", url=doc.url, errors=[f"broken JSON payload: {exc}"])
-    payload = body.get("payload") if isinstance(body, dict) else None
-    if not isinstance(payload, dict):
+    if is_graphql_body(body):
+        return parse_graphql_body(doc, body)
+    envelope = State(roots=[body] if isinstance(body, dict) else [], references={})
+    payload = envelope.root.node("payload")
+    if payload is None:
         return PageResult(kind="json", url=doc.url, errors=["JSON payload has no 'payload' object"])
-    if _is_post(payload.get("value")):
-        return parse_post_payload(doc, payload)
-    if isinstance(payload.get("user"), dict) and "streamItems" in payload:
-        return _parse_profile(doc, payload)
+    state = State.from_payload(payload.raw, notes=doc.error)
+    value = state.root.node("value")
+    if value is not None and _is_post(value):
+        return parse_post_payload(doc, state)
+    if state.root.node("user") is not None and state.root.has("streamItems"):
+        return _parse_profile(doc, state)
     return PageResult(kind="json", url=doc.url, errors=["unrecognised JSON payload"])
 
 
-def _is_post(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("type", "Post") == "Post" and "title" in value
+def _is_post(value: Node) -> bool:
+    return value.scalar("type") in (None, "Post") and value.has("title")
 
 
-def parse_post_payload(doc: Document, payload: dict[str, Any]) -> PageResult:
+def parse_post_payload(doc: Document, state: State) -> PageResult:
     """Story + Author + Publication of a post payload (``payload.value`` is the Post)."""
-    state = legacy_story(payload, doc.scraped_at)
-    if state is None:
+    found = legacy_story(state, doc.scraped_at)
+    if found is None:
         return PageResult(kind="json", url=doc.url, errors=["post payload without a post id"])
-    story = build_story(doc, state.fields, [state.fields.get("state_url"), doc.url])
+    story = build_story(doc, found.fields, [found.fields.get("state_url"), doc.url])
     items: list[Item] = [story]
-    items += [entity for entity in (state.author, state.publication) if entity is not None]
+    items += [entity for entity in (found.author, found.publication) if entity is not None]
     missing = [name for name in CORE_FIELDS if getattr(story, name) in (None, "")]
     return PageResult(
         kind="json",
@@ -60,12 +66,12 @@ def parse_post_payload(doc: Document, payload: dict[str, Any]) -> PageResult:
     )
 
 
-def _parse_profile(doc: Document, payload: dict[str, Any]) -> PageResult:
+def _parse_profile(doc: Document, state: State) -> PageResult:
     from topics_crawler.pages import author  # noqa: PLC0415 - the author parser imports ours
 
-    parser: Callable[[Document, dict[str, Any]], PageResult] | None = getattr(
+    parser: Callable[[Document, State], PageResult] | None = getattr(
         author, "parse_legacy_profile", None
     )
     if parser is None:
         return PageResult(kind="json", url=doc.url, errors=[PROFILE_PARSER_MISSING])
-    return parser(doc, payload)
+    return parser(doc, state)

@@ -4,8 +4,10 @@ Every page generation describes a body the same way: a list of paragraphs, each
 with a type, a text and *markups* (``STRONG``, ``EM``, ``A``, ``CODE``) given as
 ``[start, end)`` offsets into the text. This module holds that model
 (:class:`Block`, :class:`Markup`), turns the paragraph objects of the state into it
-(:func:`apollo_blocks` for the Apollo cache with string types, :func:`legacy_blocks`
-for 2015–2018 JSON with integer types) and renders it (:func:`render_markdown`).
+through the state reader's typed accessors (:func:`apollo_blocks` for the Apollo cache
+with string types, :func:`legacy_blocks` for 2015–2018 JSON with integer types; a
+wrong-typed value is a missing one, noted on the page) and renders it
+(:func:`render_markdown`).
 The DOM of a page without state is read into the same model by
 :mod:`topics_crawler.pages._markdown_dom`.
 
@@ -34,6 +36,8 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from topics_crawler.pages.state import Node
 
 #: Paragraph types the renderer knows; anything else renders as a paragraph.
 BLOCK_KINDS = frozenset(
@@ -117,13 +121,6 @@ class Block:
 # --- the model from the state ------------------------------------------------------------
 
 
-Resolve = Callable[[Any], Any]
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
 def utf16_markups(text: str, markups: Iterable[Markup]) -> tuple[Markup, ...]:
     """``markups`` with UTF-16 code unit offsets turned into ``text`` indexes, clamped to
     the text; empty and inverted ranges are dropped."""
@@ -158,36 +155,19 @@ def _utf16_index(text: str) -> Callable[[int], int]:
     return index_of
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _markup(raw: Any, kind: str | None) -> Markup | None:
-    if kind not in MARKUP_KINDS or not isinstance(raw, dict):
+def _markup(raw: Node, kind: str | None) -> Markup | None:
+    if kind not in MARKUP_KINDS:
         return None
-    start, end = _int(raw.get("start")), _int(raw.get("end"))
+    start, end = raw.int("start"), raw.int("end")
     if start is None or end is None:
         return None
-    href = _str(raw.get("href"))
-    if kind == "A" and href is None:
-        user_id = _str(raw.get("userId"))
+    if kind != "A":
+        return Markup(kind, start, end)
+    href = raw.str("href")
+    if not href:
+        user_id = raw.str("userId")
         href = USER_URL.format(id=user_id) if user_id else None
-        if href is None:
-            return None
-    return Markup(kind, start, end, href if kind == "A" else None)
-
-
-def _list(value: Any, resolve: Resolve) -> list[Any]:
-    value = resolve(value)
-    return [resolve(item) for item in value] if isinstance(value, list) else []
-
-
-def _field(entity: Any, name: str, resolve: Resolve) -> Any:
-    return resolve(entity.get(name)) if isinstance(entity, dict) else None
+    return Markup(kind, start, end, href) if href else None
 
 
 def embed_url(src: str | None) -> str | None:
@@ -205,57 +185,52 @@ def embed_url(src: str | None) -> str | None:
     return src if parts.scheme in {"http", "https"} else None
 
 
-def _image(metadata: Any) -> tuple[str | None, str | None]:
-    image_id = _str(metadata.get("id")) if isinstance(metadata, dict) else None
-    alt = _str(metadata.get("alt")) if isinstance(metadata, dict) else None
-    return (IMAGE_URL.format(id=image_id) if image_id else None), alt
+def _image(metadata: Node | None) -> tuple[str | None, str | None]:
+    if metadata is None:
+        return None, None
+    image_id = metadata.str("id") or metadata.id
+    return (IMAGE_URL.format(id=image_id) if image_id else None), metadata.str("alt") or None
 
 
-def _media(paragraph: dict[str, Any], resolve: Resolve) -> str | None:
-    iframe = _field(paragraph, "iframe", resolve)
-    if not isinstance(iframe, dict):
+def _media(paragraph: Node) -> str | None:
+    iframe = paragraph.node("iframe")
+    if iframe is None:
         return None
-    resource = _field(iframe, "mediaResource", resolve)
-    if isinstance(resource, dict):
-        found = embed_url(_str(resource.get("iframeSrc")) or _str(resource.get("href")))
+    resource = iframe.node("mediaResource")
+    if resource is not None:
+        found = embed_url(resource.str("iframeSrc") or resource.str("href"))
         if found:
             return found
-        media_id = _str(resource.get("id"))
+        media_id = resource.id
     else:
-        media_id = _str(iframe.get("mediaResourceId"))
+        media_id = iframe.str("mediaResourceId")
     return MEDIA_URL.format(id=media_id) if media_id else None
 
 
-def _block(
-    paragraph: Any, kind: str, markup_kind: Callable[[Any], str | None], resolve: Resolve
-) -> Block | None:
-    if not isinstance(paragraph, dict):
-        return None
-    text = paragraph.get("text")
-    text = text if isinstance(text, str) else ""
-    raw_markups = [resolve(m) for m in _list(paragraph.get("markups"), resolve)]
-    found = (_markup(m, markup_kind(m.get("type"))) for m in raw_markups if isinstance(m, dict))
+def _block(paragraph: Node, kind: str, markup_kind: Callable[[Any], str | None]) -> Block:
+    text = paragraph.str("text") or ""
+    found = (_markup(m, markup_kind(m.scalar("type"))) for m in paragraph.nodes("markups"))
     markups = utf16_markups(text, (m for m in found if m is not None))
     src = alt = language = None
     if kind == "IMG":
-        src, alt = _image(_field(paragraph, "metadata", resolve))
+        src, alt = _image(paragraph.node("metadata"))
     elif kind == "IFRAME":
-        src = _media(paragraph, resolve)
+        src = _media(paragraph)
     elif kind == "MIXTAPE_EMBED":
-        mixtape = _field(paragraph, "mixtapeMetadata", resolve)
-        src = _str(mixtape.get("href")) if isinstance(mixtape, dict) else None
+        mixtape = paragraph.node("mixtapeMetadata")
+        src = mixtape.str("href") if mixtape is not None else None
     elif kind == "PRE":
-        code = _field(paragraph, "codeBlockMetadata", resolve)
-        lang = _str(code.get("lang")) if isinstance(code, dict) else None
+        code = paragraph.node("codeBlockMetadata")
+        lang = code.str("lang") if code is not None else None
         language = lang if lang and _LANGUAGE_RE.fullmatch(lang) else None
     return Block(kind, text, markups, src, alt, language)
 
 
-def _with_sections(blocks: list[Block], body_model: Any, resolve: Resolve) -> list[Block]:
+def _with_sections(blocks: list[Block], body_model: Node) -> list[Block]:
     """A ``HR`` block where each section after the first starts."""
     starts = set()
-    for section in _list(_field(body_model, "sections", _same), resolve):
-        start = _int(section.get("startIndex")) if isinstance(section, dict) else None
+    for section in body_model.nodes("sections"):
+        start = section.int("startIndex")
         if start is not None and 0 < start < len(blocks):
             starts.add(start)
     if not starts:
@@ -268,39 +243,41 @@ def _with_sections(blocks: list[Block], body_model: Any, resolve: Resolve) -> li
     return out
 
 
-def apollo_blocks(body_model: Any, resolve: Resolve = _same) -> list[Block]:
+def _apollo_kind(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _legacy_markup_kind(value: Any) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return LEGACY_MARKUP_TYPES.get(value)
+    return None
+
+
+def apollo_blocks(body_model: Node | None) -> list[Block]:
     """Blocks of an Apollo ``RichText`` body model (``paragraphs`` of ``Paragraph``
-    entities with string types); ``resolve`` follows the cache's references."""
-    body_model = resolve(body_model)
-
-    def markup_kind(value: Any) -> str | None:
-        return value if isinstance(value, str) else None
-
+    entities with string types; references are followed by the state reader)."""
+    if body_model is None:
+        return []
     blocks = []
-    for paragraph in _list(_field(body_model, "paragraphs", _same), resolve):
-        kind = paragraph.get("type") if isinstance(paragraph, dict) else None
-        kind = kind if isinstance(kind, str) and kind in BLOCK_KINDS else "P"
-        block = _block(paragraph, kind, markup_kind, resolve)
-        if block is not None:
-            blocks.append(block)
-    return _with_sections(blocks, body_model, resolve)
+    for paragraph in body_model.nodes("paragraphs"):
+        kind = _apollo_kind(paragraph.scalar("type"))
+        kind = kind if kind in BLOCK_KINDS else "P"
+        blocks.append(_block(paragraph, kind, _apollo_kind))
+    return _with_sections(blocks, body_model)
 
 
-def legacy_blocks(body_model: Any) -> list[Block]:
+def legacy_blocks(body_model: Node | None) -> list[Block]:
     """Blocks of a 2015–2018 ``bodyModel`` (integer paragraph and markup types)."""
-
-    def markup_kind(value: Any) -> str | None:
-        number = _int(value)
-        return LEGACY_MARKUP_TYPES.get(number) if number is not None else None
-
+    if body_model is None:
+        return []
     blocks = []
-    for paragraph in _list(_field(body_model, "paragraphs", _same), _same):
-        number = _int(paragraph.get("type")) if isinstance(paragraph, dict) else None
-        kind = LEGACY_PARAGRAPH_TYPES.get(number, "P") if number is not None else "P"
-        block = _block(paragraph, kind, markup_kind, _same)
-        if block is not None:
-            blocks.append(block)
-    return _with_sections(blocks, body_model, _same)
+    for paragraph in body_model.nodes("paragraphs"):
+        number = paragraph.scalar("type")
+        kind = "P"
+        if isinstance(number, int) and not isinstance(number, bool):
+            kind = LEGACY_PARAGRAPH_TYPES.get(number, "P")
+        blocks.append(_block(paragraph, kind, _legacy_markup_kind))
+    return _with_sections(blocks, body_model)
 
 
 # --- rendering ---------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Publication home pages: ``medium.com/<slug>``, ``<name>.medium.com`` and custom domains.
 
-The Apollo ``Collection:<id>`` is found through
-``ROOT_QUERY.collectionByDomainOrSlug({"domainOrSlug": …})`` (or by slug /
-domain among the cached collections); the HTML adds the ``<h1>`` name, the
+The ``Collection`` is found through the ``collectionByDomainOrSlug`` root call
+(any argument form, read through :mod:`topics_crawler.pages.state`), or by slug
+/ domain among the cached collections; the HTML adds the ``<h1>`` name, the
 ``<p>`` description and the "N followers" text. The listing cards give the
 publication's stories. Layers, best first: state, meta tags, DOM hooks.
 """
@@ -18,20 +18,21 @@ from topics_crawler.layers import pick_paired
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages._cards import parse_cards
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._entities import publication_from_apollo
+from topics_crawler.pages._entities import publication_from_collection
 from topics_crawler.pages._follow import (
     FOLLOW_XPATH,
     follow_counts,
     strip_site_suffix,
 )
 from topics_crawler.pages._result import PageResult, unique_links
-from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import MEDIUM_HOST, RESERVED_SEGMENTS, canonical_url, publication_url
 
 #: Fields every publication home should give; absent ones go to ``PageResult.missing``.
 EXPECTED_FIELDS = ("publication_id", "slug", "name")
 _COLLECTION_QUERIES = ("collectionByDomainOrSlug", "collection")
 _COLLECTION_TYPES = ("Collection", "Publication")
+_COLLECTION_ARGS = ("domainOrSlug", "slug", "domain", "id")
 _NAME_XPATH = "(//h1[not(ancestor::article)])[1]"
 
 
@@ -39,9 +40,9 @@ def parse_publication(doc: Document) -> PageResult:
     """Publication (first), then the stories of its listing cards."""
     result = PageResult(kind="publication", url=doc.url)
     home = page_home(doc)
-    state = doc.apollo
-    collection = find_apollo_collection(state, home) if state is not None else None
-    state_layer = _state_layer(state, collection, doc.scraped_at) if state and collection else {}
+    state = doc.apollo_state
+    collection = find_collection(state, home) if state is not None else None
+    state_layer = _state_layer(collection, doc.scraped_at) if collection is not None else {}
     fields = pick_paired(state_layer, _meta_layer(doc), home.layer(), _dom_layer(doc))
     if not fields.get("name") and not state_layer:
         doc.error("no publication data found")
@@ -103,34 +104,33 @@ def _is_publication_slug(segment: str) -> bool:
     return not segment.startswith("@") and segment.lower() not in RESERVED_SEGMENTS
 
 
-def find_apollo_collection(state: ApolloState, home: PageHome) -> dict[str, Any] | None:
-    """The page's collection: the root query for its slug or domain, else the cached
-    ``Collection`` whose slug or domain is the page's, else the only root query result."""
+def find_collection(state: State, home: PageHome) -> Node | None:
+    """The page's collection: the root call for its slug or domain (any argument name),
+    else the cached ``Collection`` whose slug or domain is the page's, else the only
+    root call result."""
     wanted = {value.lower() for value in (home.slug, home.domain) if value}
     fallback = None
     for query in _COLLECTION_QUERIES:
-        for args, value in state.root_calls(query):
-            if not isinstance(value, dict) or value.get("__typename", "Collection") not in (
-                _COLLECTION_TYPES
-            ):
+        for call in state.root.calls(query):
+            collection = call.node
+            if collection is None or collection.typename not in (*_COLLECTION_TYPES, None):
                 continue
-            asked = str(args.get("domainOrSlug") or args.get("slug") or args.get("id") or "")
-            if asked.lower() in wanted:
-                return value
-            fallback = fallback or value
-    for typename in _COLLECTION_TYPES:
-        for _key, entity in state.entities(typename):
-            if _entity_keys(entity) & wanted:
-                return entity
+            asked = next((call.args.get(k) for k in _COLLECTION_ARGS if call.args.get(k)), "")
+            if isinstance(asked, str) and asked.lower() in wanted:
+                return collection
+            fallback = fallback or collection
+    for entity in state.entities(*_COLLECTION_TYPES):
+        if _entity_keys(entity) & wanted:
+            return entity
     return fallback
 
 
-def _entity_keys(entity: dict[str, Any]) -> set[str]:
-    return {str(entity.get(name) or "").lower() for name in ("slug", "domain")} - {""}
+def _entity_keys(entity: Node) -> set[str]:
+    return {(entity.str(name) or "").lower() for name in ("slug", "domain")} - {""}
 
 
-def _state_layer(state: ApolloState, collection: dict[str, Any], scraped_at: str) -> dict[str, Any]:
-    data = item_to_dict(publication_from_apollo(state, collection, scraped_at))
+def _state_layer(collection: Node, scraped_at: str) -> dict[str, Any]:
+    data = item_to_dict(publication_from_collection(collection, scraped_at))
     data.pop("item_type")
     data.pop("scraped_at")
     return data

@@ -93,12 +93,12 @@ def is_truncated(text: str) -> bool:
 def story_state(doc: Document, scraped_at: str | None = None) -> StoryState:
     """The state layer of a page: Apollo first, then the legacy payload, else empty."""
     at = scraped_at or doc.scraped_at
-    apollo = doc.apollo
+    apollo = doc.apollo_state
     if apollo is not None:
         post = find_apollo_post(apollo, app_link_post_id(doc) or post_id_from_url(doc.url))
         if post is not None:
-            return apollo_story(apollo, post, at)
-    legacy = doc.legacy
+            return apollo_story(post, at)
+    legacy = doc.legacy_state
     if legacy is not None:
         found = legacy_story(legacy, at)
         if found is not None:

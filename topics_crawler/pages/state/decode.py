@@ -1,0 +1,136 @@
+"""Finding and decoding the JSON a page embeds: Apollo state (2019–2025), legacy
+``GLOBALS``/``obvInit`` JSON (2015–2018) and ``?format=json``/GraphQL bodies.
+
+Every JSON value is decoded with a JSON decoder starting at a known marker
+(``raw_decode``), never cut out with a regex, so a ``</script>`` inside a
+string or a trailing statement cannot break it. JSON nested too deeply for the
+decoder is a :class:`StateError`, like broken JSON.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterator
+from typing import Any
+
+_DECODER = json.JSONDecoder()
+XSSI_GUARD = "])}while(1);</x>"
+
+APOLLO_MARKERS = ("window.__APOLLO_STATE__", "__APOLLO_STATE__")
+LEGACY_MARKERS = ('window["obvInit"](', "window['obvInit'](", "var GLOBALS =", "GLOBALS =")
+
+
+class StateError(ValueError):
+    """Embedded JSON was found but could not be decoded."""
+
+
+def decode_after(text: str, marker: str, start: int = 0, origin: int = 0) -> tuple[Any, int] | None:
+    """Decode the JSON value that follows ``marker`` (after ``=``/``(`` and white space).
+
+    Returns ``(value, end index)`` or None when the marker is absent; raises
+    :class:`StateError` when the marker is there but the JSON is broken, with the offset
+    in the page (``origin``: where ``text`` starts in the page).
+    """
+    index = text.find(marker, start)
+    if index < 0:
+        return None
+    pos = index + len(marker)
+    length = len(text)
+    while pos < length and text[pos] in " \t\r\n=(":
+        pos += 1
+    try:
+        value, end = _DECODER.raw_decode(text, pos)
+    except json.JSONDecodeError as exc:
+        where = origin + exc.pos
+        raise StateError(f"broken JSON after {marker!r}: {exc.msg} (offset {where})") from exc
+    except RecursionError as exc:
+        raise StateError(f"JSON after {marker!r} is nested too deeply") from exc
+    return value, end
+
+
+def strip_xssi(text: str) -> str:
+    """Body of a Medium JSON response without its ``])}while(1);</x>`` guard."""
+    stripped = text.lstrip()
+    if stripped.startswith(XSSI_GUARD):
+        return stripped[len(XSSI_GUARD) :]
+    if stripped.startswith("])}while(1);"):
+        return stripped.split("</x>", 1)[-1]
+    return text
+
+
+def _from_marker(text: str, body: bytes | None, marker: str) -> tuple[str, int] | None:
+    """``(text from the first marker on, its offset in the page)``, or None when the
+    marker is absent. With the page's clean UTF-8 ``body`` the marker is looked for in the
+    bytes (an ASCII search, fast whatever the page's characters) and only the text after
+    it is decoded; the offset is counted in characters, like ``text``'s."""
+    if body is None:
+        index = text.find(marker)
+        return (text[index:], index) if index >= 0 else None
+    index = body.find(marker.encode("ascii"))
+    if index < 0:
+        return None
+    segment = body[index:].decode("utf-8", errors="replace")
+    return segment, len(text) - len(segment)
+
+
+def find_apollo_state(text: str, body: bytes | None = None) -> dict[str, Any] | None:
+    """The ``window.__APOLLO_STATE__`` object of a 2019+ page, or None when absent.
+    ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`)."""
+    for marker in APOLLO_MARKERS:
+        located = _from_marker(text, body, marker)
+        found = decode_after(located[0], marker, origin=located[1]) if located else None
+        if found is not None:
+            value = found[0]
+            if not isinstance(value, dict):
+                raise StateError("__APOLLO_STATE__ is not a JSON object")
+            return value
+    return None
+
+
+def find_legacy_state(text: str, body: bytes | None = None) -> dict[str, Any] | None:
+    """The embedded ``{value, references, …}`` payload of a 2015–2018 page.
+
+    2016–18 pages call ``window["obvInit"]({...})``; 2015 pages assign
+    ``var GLOBALS = {...}`` whose ``embedded`` member holds the payload.
+    Pages re-serialised by other tools may have the script HTML-escaped.
+    ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`).
+    """
+    for candidate, candidate_body in _legacy_texts(text, body):
+        for marker in LEGACY_MARKERS:
+            located = _from_marker(candidate, candidate_body, marker)
+            segment, origin = located or ("", 0)
+            index = 0 if located else -1
+            while index >= 0:
+                found = decode_after(segment, marker, index, origin)
+                if found is None:
+                    break
+                value, end = found
+                if isinstance(value, dict):
+                    embedded = value.get("embedded") if "GLOBALS" in marker else value
+                    if isinstance(embedded, dict) and embedded:
+                        return embedded
+                index = segment.find(marker, end)
+    return None
+
+
+def _legacy_texts(text: str, body: bytes | None) -> Iterator[tuple[str, bytes | None]]:
+    yield text, body
+    escaped = (b"&quot;" in body and b"obvInit" in body) if body is not None else None
+    if escaped or (escaped is None and "&quot;" in text and "obvInit" in text):
+        yield html.unescape(text), None
+
+
+def load_json(text: str) -> Any:
+    """``json.loads`` that raises only :class:`StateError` (broken, or nested too deeply)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StateError(f"not JSON: {exc.msg} (offset {exc.pos})") from exc
+    except RecursionError as exc:
+        raise StateError("JSON nested too deeply") from exc
+
+
+def parse_json_payload(text: str) -> Any:
+    """Decode a ``?format=json`` / GraphQL body (XSSI guard stripped); raises StateError."""
+    return load_json(strip_xssi(text).strip())
