@@ -23,8 +23,8 @@ from tests.markdown_readback import ReadBack, read_back
 from topics_crawler.items import Story
 from topics_crawler.pages import parse_page
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._state import parse_json_payload
 from topics_crawler.pages.markdown import PREVIEW_NOTICE
+from topics_crawler.pages.state import parse_json_payload
 
 pytestmark = pytest.mark.real_pages
 

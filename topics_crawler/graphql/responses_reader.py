@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from topics_crawler.items import StoryResponse
 from topics_crawler.normalize import clean_text, parse_timestamp
-from topics_crawler.pages._state import StateError, parse_json_payload
+from topics_crawler.pages.state import StateError, parse_json_payload
 
 FailureReason = Literal[
     "not_json",
