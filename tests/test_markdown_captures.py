@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin
 
+import lxml.etree
 import lxml.html
 import pytest
 
@@ -151,3 +152,43 @@ def test_json_markdown_holds_its_paragraphs(real_pages: Path, name: str) -> None
     code = code_of(seen)
     assert all(p["text"] in code for p in paragraphs if p["type"] == 8)
     assert len([p for p in paragraphs if p["type"] == 4]) == len(seen.images)
+
+
+FEED_CAPTURES = sorted(p.name for p in _FOLDER.glob("feed_*.xml")) if _FOLDER.is_dir() else []
+_CONTENT = "{http://purl.org/rss/1.0/modules/content/}encoded"
+
+
+@pytest.mark.parametrize("name", FEED_CAPTURES or ["(no captures)"])
+def test_feed_markdown_holds_each_items_headings_links_and_code(
+    real_pages: Path, name: str
+) -> None:
+    """Each full-content item's Markdown against the item's own HTML (``content:encoded``)."""
+    path = capture(real_pages, name)
+    result = parse_page(path.read_bytes(), "https://medium.com/feed/capture", kind="feed")
+    stories = {s.story_id: s for s in result.items if isinstance(s, Story)}
+    checked = 0
+    for item in lxml.etree.fromstring(path.read_bytes()).iter("item"):
+        content = item.find(_CONTENT)
+        if content is None or not (content.text or "").strip():
+            continue
+        guid = item.findtext("guid") or ""
+        story = stories[guid.rsplit("/", 1)[-1]]
+        assert story.markdown, guid
+        seen = read_back(story.markdown)
+        html = lxml.html.fragment_fromstring(content.text, create_parent="div")
+        pixel = next((i for i in html if i.tag == "img" and "/_/stat?" in i.get("src", "")), None)
+        for after in [pixel, *pixel.itersiblings()] if pixel is not None else []:
+            html.remove(after)  # Medium's tracking pixel and "originally published in" footer
+        headings = [norm(h.text_content()) for h in html.iter("h1", "h2", "h3", "h4")]
+        assert [norm(text) for _, text in seen.headings] == [h for h in headings if h]
+        links = [
+            (a.get("href"), norm(a.text_content()))
+            for a in html.iter("a")
+            if a.get("href") and norm(a.text_content()) and a.getparent() is not html
+        ]
+        our_links = [(href, norm(text)) for href, text in seen.links]
+        assert [link for link in links if link not in our_links] == []
+        code = code_of(seen)
+        assert [pre_text(p) for p in html.iter("pre") if pre_text(p) not in code] == []
+        checked += 1
+    assert checked

@@ -54,6 +54,13 @@ def dom_blocks(
     return [b for e in elements if (b := _block(e, base_url, _MODERN_HEADINGS)) is not None]
 
 
+def fragment_blocks(root: lxml.html.HtmlElement, base_url: str) -> list[Block]:
+    """Blocks of an HTML fragment whose children are the body (a feed item's content)."""
+    elements: list[lxml.html.HtmlElement] = []
+    _walk(root, elements)
+    return [b for e in elements if (b := _block(e, base_url, _LEGACY_HEADINGS)) is not None]
+
+
 def _is_named(element: lxml.html.HtmlElement) -> bool:
     """A body paragraph: Medium anchors each one by its name, a 4-hex ``id`` (on the block
     or, for code, on its line ``<span>``)."""
