@@ -5,15 +5,25 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv system-deps demo test lint typecheck unit fixtures bench fuzz clean
+.PHONY: venv system-deps demo test lint typecheck unit fixtures bench fuzz clean lock
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation --editable .
 	touch $(STAMP)
+
+# The locks, from pyproject.toml: requirements.txt pins everything (all extras, for this
+# venv and CI), requirements-runtime.txt what a crawl needs (the Scrapyd egg). Existing pins
+# are kept unless pyproject.toml needs others; `make lock LOCK_ARGS=--upgrade` updates all.
+LOCK := $(VENV)/bin/uv pip compile pyproject.toml --universal --python-version 3.11 \
+	--quiet --custom-compile-command "make lock" $(LOCK_ARGS)
+lock: venv
+	$(LOCK) --extra dev -o requirements.txt
+	$(LOCK) --constraint requirements.txt -o requirements-runtime.txt
 
 # Debian packages the browser and distributed tests need (chromium, redis-server).
 system-deps:

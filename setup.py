@@ -1,16 +1,14 @@
-"""Packaging for Scrapyd: ``scrapyd-deploy`` builds an egg of ``topics_crawler`` from this file.
+"""Shim for ``scrapyd-deploy``, which runs ``python setup.py bdist_egg`` (or ``bdist_uberegg``).
 
-The ``scrapy`` entry point tells Scrapyd which settings module the project uses.
-The package reads no data files at run time (checked: no ``open``/``importlib.resources``
-of files inside the package), so the egg is the Python modules only; the tests stay out.
-Metadata (name, version, Python) comes from pyproject.toml.
+Everything else — metadata, dependencies, the ``scrapy`` entry point Scrapyd reads the
+settings module from, which packages go in — is in pyproject.toml. With
+``scrapyd-deploy --include-dependencies`` the egg gets the runtime pins of
+requirements-runtime.txt (what a crawl needs), not the full lock in requirements.txt.
 """
 
-from setuptools import find_packages, setup
+from setuptools import setup
 
 setup(
-    packages=find_packages(exclude=["tests", "tests.*", "bench", "bench.*"]),
-    include_package_data=True,
     zip_safe=False,
-    entry_points={"scrapy": ["settings = topics_crawler.settings"]},
+    options={"bdist_uberegg": {"requirements": "requirements-runtime.txt"}},
 )

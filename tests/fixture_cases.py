@@ -6,6 +6,10 @@ Two families live under ``tests/fixtures/``:
   ``meta.json["source"]``; only the expected output is stored here, never the page.
 * ``own/<kind>/<case>/`` — pages we wrote (``input.html``/``input.json``/``input.xml``).
 
+A capture saved as the bare JSON of a page's ``window.__APOLLO_STATE__`` (the 2022 tag
+state) has ``"wrap": "apollo_state"`` in its ``meta.json``: it is parsed inside a
+``<script>window.__APOLLO_STATE__ = …</script>`` page, the way the page carried it.
+
 Regenerate expected files after a parser change, then review the diff::
 
     python -m tests.fixture_cases --regenerate [SUBSTRING]
@@ -52,9 +56,19 @@ class Case:
             return real_pages_dir() / self.meta["source"]
         return next(self.folder.glob("input.*"))
 
+    def input_bytes(self) -> bytes:
+        body = self.input_path().read_bytes()
+        if self.meta.get("wrap") == "apollo_state":
+            return (
+                b"<html><body><script>window.__APOLLO_STATE__ = "
+                + body
+                + b"</script></body></html>"
+            )
+        return body
+
     def run(self) -> PageResult:
         return parse_page(
-            self.input_path().read_bytes(),
+            self.input_bytes(),
             self.meta["url"],
             kind=self.meta.get("kind"),
             scraped_at=datetime.fromisoformat(self.meta["scraped_at"].replace("Z", "+00:00")),

@@ -164,3 +164,21 @@ def test_script_shell_story_and_challenged_author_go_through_the_browser_once(
     assert profile["followers"] == content.authors[author].followers
     statuses = [status for _, path, status in site.requests if path == f"/@{author}"]
     assert statuses == [403, 403, 200]  # plain, browser (challenge), browser after reload
+
+
+def test_history_mode_makes_no_browser_listing_requests(
+    js_site: SiteServer, tmp_path: Path
+) -> None:
+    """The GraphQL listing gives the stories: the tag page is rendered only for what it
+    alone shows ("Who to follow"), never asked to load more cards."""
+    run = crawl(
+        js_site, tmp_path, "tags=distributed-training", "history=newest", "max_stories=30",
+        "follow=stories",
+    )  # fmt: skip
+    assert js_site.count(API + "distributed-training/more") == 0  # the browser's "See more"
+    assert not [k for k in run.stats if k.startswith("render/scroll/")]
+    assert renders(run) == {"render/requests": 1, "render/requests/tag": 1}
+    assert run.stats["render/fallback/who_to_follow"] == 1
+    assert tag_pages(run)["distributed-training"]["who_to_follow"]
+    assert len(run.of_type("story")) == 30
+    assert_every_page_closed(run)

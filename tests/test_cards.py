@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from topics_crawler.pages import Document
-from topics_crawler.pages._cards import parse_cards, posts_in, story_from_post
+from topics_crawler.pages._cards import parse_cards
+from topics_crawler.pages._posts import listed_posts, listing_story
 
 HOMEFEED_2025 = "homefeed_featured__medium-mcp-server-2025-loggedin-redacted.html"
 HOME_2020 = "home_logged-out__humblefool96-medium-crawler-2020.html"
@@ -81,13 +82,13 @@ def test_homefeed_2025_names_and_images(homefeed_doc: Document) -> None:
 def test_home_2020_state_path(real_pages: Path, frozen_now: datetime) -> None:
     page = real_pages / HOME_2020
     doc = Document(page.read_bytes(), "https://medium.com/", scraped_at=frozen_now)
-    state = doc.apollo
+    state = doc.state
     assert state is not None
-    feed = posts_in(state, state.root_field("homeFeedWithExplanation"))
-    trending = posts_in(state, state.root_field("trendingPostsModule"))
+    feed = listed_posts(state.root.node("homeFeedWithExplanation"))
+    trending = listed_posts(state.root.node("trendingPostsModule"))
     assert len(feed) == 10
-    assert [p["id"] for p in trending][:2] == ["e0bbfa873db", "a31f351c729e"]
-    story = story_from_post(state, feed[0], doc.scraped_at)
+    assert [p.id for p in trending][:2] == ["e0bbfa873db", "a31f351c729e"]
+    story = listing_story(feed[0], doc.scraped_at)
     assert story.story_id == "21257fe1f32a"
     assert story.title == "A Radical Proposal for Dealing with Trump Supporters After Biden Wins"
     assert story.subtitle == "You’re not gonna like this. But hear me out."

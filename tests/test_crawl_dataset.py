@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.services import ROOT, wait_until
 from tests.site.content import default_site
 from tests.site.server import SiteServer
 
@@ -84,3 +88,40 @@ def test_unwritable_dataset_dir_fails_at_start_with_one_clear_line(tmp_path: Pat
         assert run.returncode != 0
         assert site.requests == [], "nothing may be fetched"
     assert "is not writable" in run.log
+
+
+def test_a_second_crawl_into_a_held_dataset_is_refused_and_a_killed_holder_is_stale(
+    tmp_path: Path,
+) -> None:
+    dataset = tmp_path / "dataset"
+    with SiteServer(default_site(), latency=0.2) as site:
+        settings = {"MEDIUM_BASE_URL": site.base_url, "DATASET_DIR": dataset}
+        holder = start_crawl(settings | {"LOG_FILE": tmp_path / "holder.log"})
+        try:
+            wait_until(lambda: f'"pid": {holder.pid}' in lock_text(dataset), 60, "the lock")
+            second = run_crawl(site.base_url, tmp_path / "second", TAGS, settings=settings)
+        finally:
+            holder.kill()
+        holder.wait(10)
+        assert second.returncode == 1
+        (line,) = [row for row in second.log.splitlines() if row.strip()]
+        assert f"{dataset} is being written by another crawl: pid {holder.pid} on " in line
+        assert " since 20" in line
+        assert "scrapy crawl topics" in line
+
+        after = crawl_into(site, dataset, tmp_path / "after")  # the killed holder's lock is stale
+    assert "the crawl that held it ended without releasing it" in after.log
+    assert f"pid {holder.pid}" in after.log
+
+
+def lock_text(dataset: Path) -> str:
+    lock = dataset / ".lock"
+    return lock.read_text("utf-8") if lock.exists() else ""
+
+
+def start_crawl(settings: dict[str, Any]) -> subprocess.Popen[bytes]:
+    line = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", TAGS]
+    for name, value in settings.items():
+        line += ["-s", f"{name}={value}"]
+    env = {k: v for k, v in os.environ.items() if k != "MEDIUM_BASE_URL"}
+    return subprocess.Popen(line, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)

@@ -1,7 +1,7 @@
 """The dataset add-on: real in-process crawls over ``data:`` URLs into a DATASET_DIR.
 
 Each crawl runs a tiny spider (no network) with the add-on enabled, through Scrapy's
-FEEDS and the Parquet exporter, on asyncio without a Twisted reactor.
+stage and commit (topics_crawler.dataset.stage / .commit), on asyncio without a Twisted reactor.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from scrapy.utils.test import get_crawler
 
 from topics_crawler.dataset import SCHEMA_VERSION, DatasetError, read_manifest
 from topics_crawler.dataset.extension import DatasetExtension
-from topics_crawler.dataset.merge import latest_rows
 from topics_crawler.items import Author, Item, Publication, Story, TagPage
 
 SETTINGS: dict[str, Any] = {
@@ -177,17 +176,6 @@ def test_duplicates_within_one_crawl_keep_the_last(dataset: Path) -> None:
     )
     assert [s["claps"] for s in rows(dataset / "stories.parquet")] == [9]
     assert [s["claps"] for s in jsonl(dataset / "stories.jsonl")] == [9]
-
-
-def test_latest_rows_matches_on_any_key_and_keeps_keyless_rows() -> None:
-    identities = [
-        [("author_id", "a1"), ("username", "ada")],
-        [("username", "bob")],
-        [],
-        [("author_id", "b2"), ("username", "bob")],
-        [],
-    ]
-    assert latest_rows(identities) == [0, 2, 3, 4]
 
 
 def test_a_later_card_only_row_fills_gaps_but_cannot_wipe_the_page_row(dataset: Path) -> None:

@@ -156,7 +156,11 @@ def test_two_workers_crawl_each_page_once(redis_server: RedisServer, tmp_path: P
     assert [key for key, n in authors.items() if n > 1] == []
     pages = [run.stats.get("downloader/response_count", 0) for run in runs]
     assert min(pages) >= 50, f"one worker did (almost) nothing: {pages}"
-    assert crawl_keys(redis_server) == []  # the last worker out cleared the crawl
+    # the last worker out cleared the crawl, leaving only the marker saying it finished
+    assert crawl_keys(redis_server) == [b"topics_crawler:crawl"]
+    marker = redis.Redis.from_url(redis_server.url).get("topics_crawler:crawl")
+    assert marker is not None
+    assert marker.endswith(b" finished")
 
 
 @pytest.mark.integration
@@ -254,3 +258,25 @@ def test_start_requests_lose_dont_filter_but_rescheduled_copies_keep_it() -> Non
     assert middleware.get_processed_request(retry, response) is retry
     assert crawler.stats is not None
     assert crawler.stats.get_value("distributed/start_requests_shared") == 1
+
+
+def test_a_restarted_worker_cuts_its_feed_back_to_its_last_checkpoint(tmp_path: Path) -> None:
+    from topics_crawler.distributed.local_state import (
+        cut_feeds_back,
+        forget_feed_sizes,
+        record_feed_sizes,
+    )
+
+    feed, other = tmp_path / "items.jsonl", tmp_path / "other.jsonl"
+    feed.write_text('{"a": 1}\n{"b": 2}\n', "utf-8")
+    other.write_text('{"c": 3}\n', "utf-8")
+    state = tmp_path / "state"
+    record_feed_sizes(state, {feed: len('{"a": 1}\n')})
+    with feed.open("a", encoding="utf-8") as out:
+        out.write('{"half":')  # killed mid-line, after the checkpoint
+    assert cut_feeds_back(state, [feed, other]) == len('{"b": 2}\n{"half":')
+    assert feed.read_text("utf-8") == '{"a": 1}\n'
+    assert other.read_text("utf-8") == '{"c": 3}\n'  # no checkpoint recorded: untouched
+    forget_feed_sizes(state, [feed])
+    feed.write_text("x" * 100, "utf-8")
+    assert cut_feeds_back(state, [feed]) == 0

@@ -10,7 +10,7 @@ from scrapy import Spider
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.extensions.progress import CrawlProgress
+from topics_crawler.extensions.progress import CrawlProgress, progress_line
 from topics_crawler.extensions.stats_file import StatsFile
 from topics_crawler.items import Author, Story
 
@@ -26,9 +26,7 @@ def test_progress_line_counts_items_per_type_and_errors() -> None:
     crawler.stats.set_value("response_received_count", 12)
     crawler.stats.set_value("parse/errors/story", 2)
     crawler.stats.set_value("parse/errors/tag", 1)
-    progress.pagesprev = progress.itemsprev = 0
-    progress.calculate_stats()
-    line = progress.progress_line()
+    line = progress_line(crawler.stats.get_stats(), 24.0, None, 30.0)
     assert line.startswith("Progress: 12 pages (24/min)")
     assert "story=2 author=1 publication=0 tag_page=1" in line
     assert "errors parse=3 download=0" in line

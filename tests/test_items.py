@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import pytest
 
+from topics_crawler.fields import Kind, identity_fields, kinds, required_groups, specs_of
 from topics_crawler.items import (
     ITEM_CLASSES,
     Author,
@@ -64,10 +64,25 @@ def test_merging_two_kinds_is_refused() -> None:
 
 
 @pytest.mark.parametrize("item_class", list(ITEM_CLASSES.values()))
-def test_every_field_is_documented_and_empty_by_default(item_class: type) -> None:
-    source = inspect.getsource(item_class)
+def test_every_field_is_declared_documented_and_empty_by_default(item_class: type) -> None:
+    declared = specs_of(item_class)
     for field in dataclasses.fields(item_class):
-        line_after = source.split(f"\n    {field.name}: ", 1)[1].split("\n", 2)[1]
-        assert line_after.strip().startswith('"""'), f"{field.name} has no docstring"
+        assert declared[field.name].doc.strip(), f"{field.name} has no description"
         if field.name != "item_type":
             assert field.default is None or field.default_factory is not dataclasses.MISSING
+
+
+@pytest.mark.parametrize("item_type", list(ITEM_CLASSES))
+def test_raw_companions_and_identity_name_declared_fields(item_type: str) -> None:
+    names = set(kinds(item_type))
+    for name, declared in specs_of(ITEM_CLASSES[item_type]).items():
+        if declared.raw:
+            assert kinds(item_type).get(declared.raw) is Kind.RAW, name
+    assert identity_fields(item_type)
+    assert set(identity_fields(item_type)) <= names
+    assert all(set(group) <= names for group in required_groups(item_type))
+
+
+def test_required_groups_read_the_declarations() -> None:
+    assert required_groups("author") == [("author_id", "username"), ("url",), ("scraped_at",)]
+    assert identity_fields("publication") == ("publication_id", "slug")

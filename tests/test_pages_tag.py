@@ -20,6 +20,14 @@ OWN_TAG = FIXTURES / "own" / "tag"
 TAG_URL = "https://medium.com/tag/distributed-training"
 
 
+def read_capture(real_pages: Path, name: str) -> bytes:
+    """A shared capture's bytes; the test skips when the folder lacks it."""
+    path = real_pages / name
+    if not path.is_file():
+        pytest.skip(f"capture {name} not in {real_pages}")
+    return path.read_bytes()
+
+
 def parse_own(case: str, frozen_now: datetime, url: str = TAG_URL) -> PageResult:
     body = (OWN_TAG / case / "input.html").read_bytes()
     return parse_page(body, url, kind="tag", scraped_at=frozen_now)
@@ -106,7 +114,7 @@ def test_related_tags_from_description_boilerplate(frozen_now: datetime) -> None
     assert page.name == "Edge AI"
     assert page.related_tags == ["machine-learning", "iot", "tiny-ml"]
     assert page.description is None  # the boilerplate is not a tag description
-    assert result.missing == ["sections"]
+    assert result.missing == ["stories"]
 
 
 def test_state_numbers_win_and_drop_the_raw_text(frozen_now: datetime) -> None:
@@ -173,7 +181,7 @@ def test_section_key(heading: str, key: str) -> None:
 
 @pytest.mark.real_pages
 def test_topic_page_2019(real_pages: Path, frozen_now: datetime) -> None:
-    body = (real_pages / "topic_popular__light-bringer-medium-crawler-2019.html").read_bytes()
+    body = read_capture(real_pages, "topic_popular__light-bringer-medium-crawler-2019.html")
     result = parse_page(body, "https://medium.com/topic/popular", scraped_at=frozen_now)
     page = tag_page_of(result)
     assert (page.tag, page.name) == ("popular", "Popular on Medium")
@@ -181,3 +189,79 @@ def test_topic_page_2019(real_pages: Path, frozen_now: datetime) -> None:
     assert len(result.items_of("story")) == 11  # 10 + 10 with 9 shared
     # custom-domain stories are recognised once the state names the domains
     assert ("publication", "towardsdatascience.com") in {(ln.kind, ln.key) for ln in result.links}
+
+
+TAG_2022 = "tag_programming_apollo-state-only__lstsk-medium-api-2022.json"
+
+
+@pytest.mark.real_pages
+def test_tag_page_2022_state_gives_stories_related_tags_and_top_writers(
+    real_pages: Path, frozen_now: datetime
+) -> None:
+    state = read_capture(real_pages, TAG_2022)
+    body = b"<html><body><script>window.__APOLLO_STATE__ = " + state + b"</script></body></html>"
+    result = parse_page(
+        body, "https://medium.com/tag/programming", kind="tag", scraped_at=frozen_now
+    )
+    page = tag_page_of(result)
+    assert (page.name, page.story_count, page.writer_count) == ("Programming", 251065, 87828)
+    assert (page.latest_story_count, page.latest_writer_count) == (497, 381)
+    assert len(page.related_tags) == 9
+    assert page.related_tags[0] == "software-development"
+    assert [w["username"] for w in page.top_writers][:2] == ["javinpaul", "bhargavbachina"]
+    assert len(page.top_writers) == 6
+    assert list(page.sections) == ["tag_feed_hot"]
+    stories = result.items_of("story")
+    assert [s.story_id for s in stories] == page.sections["tag_feed_hot"]
+    assert len(stories) == 10
+    assert "796b177ec79" in page.sections["tag_feed_hot"]
+    assert result.errors == []
+    assert result.missing == []
+
+
+@pytest.mark.parametrize(
+    ("case", "sections"),
+    [
+        ("pytorch-2022-key-forms", {"tag_feed_new": 4, "tag_feed_top_week": 3}),  # other modes
+        ("pytorch-2022-apollo2", {"tag_feed_hot": 7}),
+        ("pytorch-2022-wrapped", {"tag_feed_hot": 7}),
+        ("pytorch-2022-wrong-types", {"tag_feed_hot": 5}),
+    ],
+)
+def test_2022_state_variants_read_by_field_name_and_arguments(
+    case: str, sections: dict[str, int], frozen_now: datetime
+) -> None:
+    result = parse_own(case, frozen_now, "https://medium.com/tag/pytorch")
+    page = tag_page_of(result)
+    assert {key: len(ids) for key, ids in page.sections.items()} == sections
+    assert len(result.items_of("story")) == sum(sections.values())
+    if case != "pytorch-2022-wrong-types":
+        assert page.writer_count == 4210
+        assert page.related_tags == ["deep-learning", "machine-learning", "gpu"]
+        assert [w["username"] for w in page.top_writers] == ["varuntej", "rishikumar", "lenaokafor"]
+    else:  # every wrong-typed value is a missing value and a note, never an exception
+        assert (page.writer_count, page.story_count, page.related_tags) == (None, None, [])
+        assert "Apollo state: TagFeedResult.items[] is an integer, not an object" in result.errors
+
+
+def test_2019_topic_variant_keyed_by_id_with_other_key_forms(frozen_now: datetime) -> None:
+    result = parse_own("rust-topic-2019-variant", frozen_now, "https://medium.com/topic/rust")
+    page = tag_page_of(result)
+    assert (page.tag, page.name, page.url) == ("rust", "Rust", "https://medium.com/topic/rust")
+    assert {key: len(ids) for key, ids in page.sections.items()} == {"latest": 5, "popular": 3}
+    assert page.related_tags == ["programming", "software-engineering"]
+    assert [w["username"] for w in page.top_writers] == ["pinterest_engineering", "varuntej"]
+    assert len(result.items_of("story")) == 6
+
+
+def test_breadcrumb_and_clusters_without_test_ids(frozen_now: datetime) -> None:
+    result = parse_own(
+        "deep-learning-no-testids", frozen_now, "https://medium.com/tag/deep-learning"
+    )
+    page = tag_page_of(result)
+    assert page.parent_topics == ["Artificial Intelligence", "Machine Learning"]
+    assert [c["name"] for c in page.subtopics] == ["Training at Scale", "Architectures"]
+    assert page.subtopics[0]["section"] == "training_at_scale"
+    assert len(page.sections["training_at_scale"]) == 2
+    assert page.related_tags == ["machine-learning", "pytorch", "data-science"]
+    assert [e["kind"] for e in page.who_to_follow] == ["author", "publication"]

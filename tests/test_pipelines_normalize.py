@@ -10,8 +10,8 @@ from scrapy import Spider
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
+from topics_crawler.fields import kinds
 from topics_crawler.items import ITEM_CLASSES, Author, Publication, Story, TagPage, item_to_dict
-from topics_crawler.pipelines._fields import FIELD_KINDS
 from topics_crawler.pipelines.normalize import NormalizePipeline, normalize_record
 
 SCRAPED_AT = "2026-11-30T12:00:00Z"
@@ -32,7 +32,7 @@ def story(**values: Any) -> Story:
 
 def test_field_tables_name_exactly_the_item_fields() -> None:
     for item_type, cls in ITEM_CLASSES.items():
-        assert set(FIELD_KINDS[item_type]) == {f.name for f in fields(cls)}
+        assert set(kinds(item_type)) == {f.name for f in fields(cls)}
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import inspect
 from pathlib import Path
 
 import pytest
@@ -21,6 +21,7 @@ from topics_crawler.middlewares.blocked import (
     Challenge,
     SigninWall,
 )
+from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.pages._blocked import detect_block, is_signin_url
 from topics_crawler.spiders.topics import failure_reason
 
@@ -99,21 +100,26 @@ def test_no_own_fixture_page_looks_blocked() -> None:
         assert detect_block(503, STORY, page.read_bytes()) is None, page.name
 
 
-class Waits:
-    def __init__(self) -> None:
-        self.seconds: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.seconds.append(seconds)
+#: The middleware's clock in these tests (epoch seconds).
+CLOCK = 1_800_000_000.0
 
 
-def make_middleware() -> tuple[BlockedPageMiddleware, Waits]:
+def not_before(*retries: Request) -> list[float]:
+    """Seconds from now before which each returned retry may go out (nothing sleeps)."""
+    return [r.meta[RETRY_NOT_BEFORE_META] - CLOCK for r in retries]
+
+
+def make_middleware() -> BlockedPageMiddleware:
     crawler = get_crawler(Spider, {"BLOCKED_RETRY_TIMES": 2, "RETRY_BACKOFF_BASE": 2.0})
     crawler.spider = crawler._create_spider("test")
     middleware = BlockedPageMiddleware.from_crawler(crawler)
-    waits = Waits()
-    middleware.sleep = waits
-    return middleware, waits
+    middleware.clock = lambda: CLOCK
+    return middleware
+
+
+def test_retries_are_returned_at_once_nothing_awaits() -> None:
+    assert not inspect.iscoroutinefunction(BlockedPageMiddleware.process_response)
+    assert not inspect.iscoroutinefunction(BlockedPageMiddleware.process_exception)
 
 
 def challenge_response(url: str = STORY) -> Response:
@@ -127,18 +133,18 @@ def sent(middleware: BlockedPageMiddleware, request: Request) -> Request:
 
 
 def test_challenge_is_retried_with_the_render_hook_then_fails_as_challenge() -> None:
-    middleware, waits = make_middleware()
+    middleware = make_middleware()
     request = sent(middleware, Request(STORY, meta={"entity_kind": "story"}))
-    first = asyncio.run(middleware.process_response(request, challenge_response()))
+    first = middleware.process_response(request, challenge_response())
     assert isinstance(first, Request)
     assert first.url == STORY
     assert first.meta[RENDER_REASON_META] == "challenge"
     assert first.meta["entity_kind"] == "story"
-    second = asyncio.run(middleware.process_response(sent(middleware, first), challenge_response()))
+    second = middleware.process_response(sent(middleware, first), challenge_response())
     assert isinstance(second, Request)
-    assert waits.seconds == [2.0, 4.0]
+    assert not_before(first, second) == [2.0, 4.0]
     with pytest.raises(Challenge) as raised:
-        asyncio.run(middleware.process_response(sent(middleware, second), challenge_response()))
+        middleware.process_response(sent(middleware, second), challenge_response())
     assert raised.value.status == 503
     assert failure_reason(Failure(raised.value)) == "challenge"  # what the spider reports
     stats = middleware.crawler.stats
@@ -149,7 +155,7 @@ def test_challenge_is_retried_with_the_render_hook_then_fails_as_challenge() -> 
 
 
 def test_signin_redirect_through_the_mirror_retries_the_original_page() -> None:
-    middleware, _waits = make_middleware()
+    middleware = make_middleware()
     original = sent(middleware, Request(STORY))
     # the mirror rewrote the request, the redirect middleware then followed /m/signin
     mirrored = original.replace(
@@ -171,7 +177,7 @@ def test_signin_redirect_through_the_mirror_retries_the_original_page() -> None:
         ),
     )
     assert redirected.meta[ORIGIN_URL_META] == STORY
-    retry = asyncio.run(middleware.process_response(redirected, Response(signin, status=200)))
+    retry = middleware.process_response(redirected, Response(signin, status=200))
     assert isinstance(retry, Request)
     assert retry.url == STORY
     assert retry.meta[RENDER_REASON_META] == "signin_wall"
@@ -180,19 +186,18 @@ def test_signin_redirect_through_the_mirror_retries_the_original_page() -> None:
 
 
 def test_dont_retry_fails_at_once_as_signin_wall() -> None:
-    middleware, waits = make_middleware()
+    middleware = make_middleware()
     request = sent(middleware, Request(STORY, meta={"dont_retry": True}))
     redirect = Response(STORY, status=302, headers={"Location": "/m/signin"})
     with pytest.raises(SigninWall) as raised:
-        asyncio.run(middleware.process_response(request, redirect))
+        middleware.process_response(request, redirect)
     assert failure_reason(Failure(raised.value)) == "signin_wall"
-    assert waits.seconds == []
 
 
 def test_ordinary_pages_pass_through() -> None:
-    middleware, _waits = make_middleware()
+    middleware = make_middleware()
     page = HtmlResponse(STORY, status=200, body=b"<html><body>story</body></html>")
-    assert asyncio.run(middleware.process_response(sent(middleware, Request(STORY)), page)) is page
+    assert middleware.process_response(sent(middleware, Request(STORY)), page) is page
 
 
 def redirected_to_signin(middleware: BlockedPageMiddleware, meta: dict[str, object]) -> Request:
@@ -206,26 +211,26 @@ def redirected_to_signin(middleware: BlockedPageMiddleware, meta: dict[str, obje
 
 
 def test_signin_redirect_refused_by_robots_txt_retries_the_original_page() -> None:
-    middleware, waits = make_middleware()
+    middleware = make_middleware()
     redirected = redirected_to_signin(middleware, {"entity_kind": "author"})
     refused = IgnoreRequest("Forbidden by robots.txt")
-    retry = asyncio.run(middleware.process_exception(redirected, refused))
+    retry = middleware.process_exception(redirected, refused)
     assert isinstance(retry, Request)
     assert retry.url == STORY
     assert retry.meta[RENDER_REASON_META] == "signin_wall"
     assert "redirect_urls" not in retry.meta
-    assert waits.seconds == [2.0]
+    assert not_before(retry) == [2.0]
     stats = middleware.crawler.stats
     assert stats is not None
     assert stats.get_value("blocked/signin_wall") == 1
 
 
 def test_signin_redirect_refused_for_good_fails_as_signin_wall() -> None:
-    middleware, _waits = make_middleware()
+    middleware = make_middleware()
     redirected = redirected_to_signin(middleware, {"dont_retry": True})
     refused = IgnoreRequest("Forbidden by robots.txt")
     with pytest.raises(SigninWall) as raised:
-        asyncio.run(middleware.process_exception(redirected, refused))
+        middleware.process_exception(redirected, refused)
     assert raised.value.status == 302
 
 
@@ -237,24 +242,24 @@ def test_signin_redirect_refused_for_good_fails_as_signin_wall() -> None:
     ],
 )
 def test_other_refused_requests_are_left_alone(url: str, meta: dict[str, object]) -> None:
-    middleware, _waits = make_middleware()
+    middleware = make_middleware()
     request = sent(middleware, Request(url, meta=meta))
     refused = IgnoreRequest("Forbidden by robots.txt")
-    assert asyncio.run(middleware.process_exception(request, refused)) is None
+    assert middleware.process_exception(request, refused) is None
     challenge = Challenge(url, 403, "marker")
-    assert asyncio.run(middleware.process_exception(request, challenge)) is None
+    assert middleware.process_exception(request, challenge) is None
 
 
 def test_blocks_have_their_own_retry_budget() -> None:
-    middleware, waits = make_middleware()
+    middleware = make_middleware()
     # two 503 retries already happened: the challenge still gets BLOCKED_RETRY_TIMES (2) retries
     request = sent(middleware, Request(STORY, meta={"retry_times": 2}))
-    first = asyncio.run(middleware.process_response(request, challenge_response()))
+    first = middleware.process_response(request, challenge_response())
     assert isinstance(first, Request)
     assert (first.meta["retry_times"], first.meta["blocked_times"]) == (3, 1)
-    second = asyncio.run(middleware.process_response(sent(middleware, first), challenge_response()))
+    second = middleware.process_response(sent(middleware, first), challenge_response())
     assert isinstance(second, Request)
     assert (second.meta["retry_times"], second.meta["blocked_times"]) == (4, 2)
     with pytest.raises(Challenge):
-        asyncio.run(middleware.process_response(sent(middleware, second), challenge_response()))
-    assert waits.seconds == [2.0, 4.0]
+        middleware.process_response(sent(middleware, second), challenge_response())
+    assert not_before(first, second) == [2.0, 4.0]

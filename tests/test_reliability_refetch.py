@@ -70,3 +70,13 @@ def test_a_sound_page_is_not_asked_for_again() -> None:
     assert collector is not None
     assert not has_broken_state(result)
     assert refetch_request(response, result, collector, LOGGER) is None
+
+
+def test_broken_state_is_a_typed_signal_not_an_error_string() -> None:
+    response = author_response(broken=True)
+    result = parse_page(response.body, CANONICAL, kind="author")
+    signal = result.signal("broken_state")
+    assert signal is not None
+    assert signal.what == "apollo_state"
+    result.errors.clear()  # the decision never reads the error text
+    assert has_broken_state(result)

@@ -1,19 +1,17 @@
-"""Retries wait for Retry-After (or back off), cap long waits, and slow a rate-limited slot."""
+"""Retries are returned at once with a not-before time (Retry-After, else backoff)."""
 
 from __future__ import annotations
 
-import asyncio
+import inspect
 import logging
 import threading
 import time
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from scrapy import Request, Spider
-from scrapy.core.downloader import Slot
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
@@ -22,9 +20,9 @@ from twisted.internet.error import TCPTimedOutError
 from tests.crawl_helpers import run_crawl
 from tests.fixture_cases import FIXTURES
 from topics_crawler.middlewares.retry_after import (
+    RETRY_NOT_BEFORE_META,
     RetryAfterMiddleware,
     RetryWaitPolicy,
-    SlotBrake,
     backoff_delay,
     parse_retry_after,
 )
@@ -64,39 +62,27 @@ def test_wait_policy_caps_retry_after_but_not_small_values() -> None:
     assert policy.wait(3, None) == 4
 
 
-def test_slot_brake_raises_then_relaxes_to_the_original_delay() -> None:
-    slot = Slot(concurrency=4, delay=0.5, jitter=0)
-    brake = SlotBrake(max_delay=100)
-    assert brake.brake(SLOT, slot, wait=10) == 10
-    assert brake.brake(SLOT, slot, wait=1) == 20  # a second 429 doubles
-    for expected in (10, 5, 2.5, 1.25, 0.625, 0.5):
-        brake.relax(SLOT, slot)
-        assert slot.delay == expected
-    assert SLOT not in brake.base_delays
-    assert brake.brake(SLOT, slot, wait=1000) == 100
+#: The retry middleware's clock in these tests (epoch seconds).
+CLOCK = 1_800_000_000.0
 
 
-class Waits:
-    """Stands in for the non-blocking sleep: records what would have been waited."""
-
-    def __init__(self) -> None:
-        self.seconds: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.seconds.append(seconds)
-
-
-def make_middleware(**settings: object) -> tuple[RetryAfterMiddleware, Slot, Waits]:
+def make_middleware(**settings: object) -> RetryAfterMiddleware:
     crawler = get_crawler(
         Spider, {"RETRY_TIMES": 2, "RETRY_BACKOFF_BASE": 1.0, "RETRY_AFTER_MAX": 120, **settings}
     )
     crawler.spider = crawler._create_spider("test")
-    slot = Slot(concurrency=2, delay=0.25, jitter=0)
-    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(slots={SLOT: slot}))
     middleware = RetryAfterMiddleware.from_crawler(crawler)
-    waits = Waits()
-    middleware.sleep = waits
-    return middleware, slot, waits
+    middleware.clock = lambda: CLOCK
+    return middleware
+
+
+def not_before(*retries: Request | Response | None) -> list[float]:
+    """Seconds from now before which each returned retry may go out."""
+    return [
+        r.meta[RETRY_NOT_BEFORE_META] - CLOCK
+        for r in retries
+        if isinstance(r, Request) and RETRY_NOT_BEFORE_META in r.meta
+    ]
 
 
 def request(**meta: object) -> Request:
@@ -107,77 +93,69 @@ def response(status: int, **headers: str) -> Response:
     return Response(URL, status=status, headers=headers)
 
 
-def test_429_with_retry_after_waits_that_long_and_slows_the_slot() -> None:
-    middleware, slot, waits = make_middleware()
-    result = asyncio.run(
-        middleware.process_response(request(), response(429, **{"Retry-After": "9"}))
-    )
+def test_retries_are_returned_at_once_nothing_awaits() -> None:
+    assert not inspect.iscoroutinefunction(RetryAfterMiddleware.process_response)
+    assert not inspect.iscoroutinefunction(RetryAfterMiddleware.process_exception)
+
+
+def test_429_with_retry_after_is_returned_with_that_not_before_time() -> None:
+    middleware = make_middleware()
+    result = middleware.process_response(request(), response(429, **{"Retry-After": "9"}))
     assert isinstance(result, Request)
     assert result.meta["retry_times"] == 1
     assert result.dont_filter
-    assert waits.seconds == [9.0]
-    assert slot.delay == 9.0
+    assert not_before(result) == [9.0]
     stats = middleware.crawler.stats
     assert stats is not None
     assert stats.get_value("retry/retry_after") == 1
-    assert stats.get_value("retry/slot_braked") == 1
+    assert stats.get_value("retry/wait_ms") == 9000
     assert stats.get_value("retry/reason_count/429 Too Many Requests") == 1
 
 
 def test_http_date_retry_after_is_capped_and_a_long_wait_is_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    middleware, slot, waits = make_middleware(RETRY_AFTER_LONG_WAIT=30)
+    middleware = make_middleware(RETRY_AFTER_LONG_WAIT=30)
     far = "Wed, 01 Jan 2100 00:00:00 GMT"
     with caplog.at_level(logging.WARNING, logger="topics_crawler.middlewares.retry_after"):
-        asyncio.run(middleware.process_response(request(), response(503, **{"Retry-After": far})))
-    assert waits.seconds == [120.0]
-    assert slot.delay == 120.0  # a 503 that names a wait slows the domain as well
+        result = middleware.process_response(request(), response(503, **{"Retry-After": far}))
+    assert not_before(result) == [120.0]
     assert (
-        "Waiting 120.0s (Retry-After) before retry 1 of https://medium.com/tag/llm" in caplog.text
+        "Retry 1 of https://medium.com/tag/llm after status 503 not before 120.0s from now"
+        in caplog.text
     )
 
 
-def test_without_retry_after_the_wait_backs_off_and_the_slot_is_untouched() -> None:
-    middleware, slot, waits = make_middleware()
-    first = asyncio.run(middleware.process_response(request(), response(503)))
+def test_without_retry_after_the_not_before_time_backs_off() -> None:
+    middleware = make_middleware()
+    first = middleware.process_response(request(), response(503))
     assert isinstance(first, Request)
-    second = asyncio.run(middleware.process_response(first, response(503)))
+    second = middleware.process_response(first, response(503))
     assert isinstance(second, Request)
-    assert waits.seconds == [1.0, 2.0]
-    assert slot.delay == 0.25
+    assert not_before(first, second) == [1.0, 2.0]
 
 
 def test_gives_up_after_retry_times_and_returns_the_last_response() -> None:
-    middleware, _slot, waits = make_middleware()
+    middleware = make_middleware()
     last = response(503)
-    result = asyncio.run(middleware.process_response(request(retry_times=2), last))
+    result = middleware.process_response(request(retry_times=2), last)
     assert result is last
-    assert waits.seconds == []
 
 
 def test_dont_retry_and_other_statuses_pass_through() -> None:
-    middleware, _slot, waits = make_middleware()
+    middleware = make_middleware()
     not_found = response(404)
-    assert asyncio.run(middleware.process_response(request(), not_found)) is not_found
+    assert middleware.process_response(request(), not_found) is not_found
     busy = response(503)
-    assert asyncio.run(middleware.process_response(request(dont_retry=True), busy)) is busy
-    assert waits.seconds == []
-
-
-def test_success_after_a_rate_limit_relaxes_the_slot() -> None:
-    middleware, slot, _waits = make_middleware()
-    asyncio.run(middleware.process_response(request(), response(429, **{"Retry-After": "8"})))
-    asyncio.run(middleware.process_response(request(), response(200)))
-    assert slot.delay == 4.0
+    assert middleware.process_response(request(dont_retry=True), busy) is busy
 
 
 def test_exceptions_are_retried_with_backoff() -> None:
-    middleware, _slot, waits = make_middleware()
-    result = asyncio.run(middleware.process_exception(request(), TCPTimedOutError()))
+    middleware = make_middleware()
+    result = middleware.process_exception(request(), TCPTimedOutError())
     assert isinstance(result, Request)
-    assert waits.seconds == [1.0]
-    assert asyncio.run(middleware.process_exception(request(), ValueError("bug"))) is None
+    assert not_before(result) == [1.0]
+    assert middleware.process_exception(request(), ValueError("bug")) is None
 
 
 def test_retry_disabled_turns_the_middleware_off() -> None:
@@ -220,7 +198,7 @@ class RateLimitedHandler(BaseHTTPRequestHandler):
 
 
 @pytest.mark.integration
-def test_a_real_crawl_waits_for_retry_after_then_gets_the_page(tmp_path: Path) -> None:
+def test_a_real_crawl_waits_for_retry_after_in_its_slot_then_gets_the_page(tmp_path: Path) -> None:
     if not TAG_PAGE.exists():
         pytest.skip(f"tag fixture page missing: {TAG_PAGE}")
     RateLimitedHandler.hits = []
@@ -243,5 +221,6 @@ def test_a_real_crawl_waits_for_retry_after_then_gets_the_page(tmp_path: Path) -
     assert len(tag_times) == 2
     assert tag_times[1] - tag_times[0] >= 1.0
     assert run.stats["retry/retry_after"] == 1
-    assert run.stats["retry/slot_braked"] == 1
+    assert run.stats["rate/throttled"] == 1
+    assert run.stats["rate/paused_ms"] >= 900
     assert run.of_type("tag_page")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 import os
 import subprocess
@@ -112,16 +113,22 @@ def test_cookie_merges_with_the_jar_and_is_stripped_elsewhere() -> None:
 
 
 class RecordingHandler(BaseHTTPRequestHandler):
-    """Serves our tag page for /tag/*, 404 otherwise; remembers each Cookie header."""
+    """Serves our tag page for /tag/* (refreshing the session with ``Set-Cookie``, as
+    Medium does), 503 on the first request of any other page (so retries are queued),
+    404 after that; remembers each Cookie header."""
 
     cookies: list[tuple[str, str]] = []  # noqa: RUF012 - shared by the server's handler threads
     page = b""
 
     def do_GET(self) -> None:
+        attempts = sum(path == self.path for path, _ in self.cookies)
         self.cookies.append((self.path, self.headers.get("Cookie", "")))
         found = self.path.startswith("/tag/")
         body = self.page if found else b"not here"
-        self.send_response(200 if found else 404)
+        status = 200 if found else 404 if attempts or self.path == "/robots.txt" else 503
+        self.send_response(status)
+        if found:
+            self.send_header("Set-Cookie", f"sid={SID}; Domain=medium.com; Path=/; Secure")
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -147,23 +154,48 @@ def mirror_server() -> Iterator[str]:
         server.server_close()
 
 
+def files_under(folder: Path) -> dict[Path, bytes]:
+    """Every file below ``folder``, gzip members decompressed (the HTTP cache gzips)."""
+    found = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        found[path] = data
+    return found
+
+
 @pytest.mark.integration
 def test_a_crawl_sends_the_session_but_never_logs_or_stores_it(
     mirror_server: str, tmp_path: Path
 ) -> None:
-    items = tmp_path / "items.jsonl"
-    log = tmp_path / "crawl.log"
-    command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-O", str(items)]
+    """Recording, dataset, job dir, failures, rejects, stats, DEBUG log: the session is
+    in none of the files the crawl wrote — even with ``HTTPCACHE_STORAGE`` given on the
+    command line (the highest priority), and with retries of cookie-carrying requests
+    queued on disk."""
+    out = tmp_path / "out"
+    items = out / "items.jsonl"
+    log = out / "crawl.log"
+    command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-o", str(items)]
     command += ["-a", "tags=distributed-training", "-a", "max_stories=3"]
     for setting in (
         f"MEDIUM_BASE_URL={mirror_server}",
         f"MEDIUM_COOKIE={COOKIE}",
         f"LOG_FILE={log}",
         "LOG_LEVEL=DEBUG",
-        "RETRY_TIMES=0",
+        "COOKIES_DEBUG=True",
+        "RETRY_TIMES=1",
+        "RETRY_BACKOFF_BASE=0.01",
         "AUTOTHROTTLE_ENABLED=False",
-        "TELNETCONSOLE_ENABLED=False",
         "HEALTH_ENABLED=False",
+        "REPLAY_MODE=record",
+        f"REPLAY_DIR={out / 'replay'}",
+        "HTTPCACHE_STORAGE=scrapy.extensions.httpcache.FilesystemCacheStorage",
+        f"DATASET_DIR={out / 'dataset'}",
+        f"JOBDIR={out / 'job'}",
+        f"FAILURES_FILE={out / 'failures.jsonl'}",
+        f"REJECTS_FILE={out / 'rejects.jsonl'}",
+        f"STATS_FILE={out / 'stats.json'}",
     ):
         command += ["-s", setting]
     env = {**os.environ, "MEDIUM_SID": SID}
@@ -175,10 +207,21 @@ def test_a_crawl_sends_the_session_but_never_logs_or_stores_it(
     tag_requests = [cookie for path, cookie in RecordingHandler.cookies if path.startswith("/tag/")]
     assert tag_requests, RecordingHandler.cookies
     assert all(f"sid={SID}" in cookie and UID in cookie for cookie in tag_requests)
-    text = log.read_text("utf-8") + process.stdout + process.stderr
+    retried = [p for p, _ in RecordingHandler.cookies if p.startswith("/@") or "-" in p]
+    assert len(retried) > len(set(retried)), "no retry was made"
+    written = files_under(tmp_path)
+    names = {path.name for path in written}
+    assert {"request_headers", "response_headers", "items.jsonl", "crawl.log"} <= names
+    assert {"failures.jsonl", "stats.json", "manifest.json"} <= names, names
+    assert any(path.is_relative_to(out / "job") for path in written)
+    text = log.read_text("utf-8")
+    assert "Crawled (200)" in text
+    assert REDACTED in text  # the session was there, and was redacted
     stored = items.read_text("utf-8")
     assert stored.strip(), "the crawl produced no items to check"
-    assert "Crawled (200)" in text
+    for path, data in written.items():
+        for secret in (SID, UID):
+            assert secret.encode() not in data, f"{secret} written to {path}"
     for secret in (SID, UID):
-        assert secret not in text
-        assert secret not in stored
+        assert secret not in process.stdout + process.stderr
+    print(f"grepped {len(written)} files for the session")

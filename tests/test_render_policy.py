@@ -22,9 +22,9 @@ from topics_crawler.browser.actions import (
     document_status,
     load_more_outcome,
 )
-from topics_crawler.browser.completeness import missing_data
 from topics_crawler.browser.config import BrowserConfig
 from topics_crawler.middlewares.render_policy import RenderPolicyMiddleware
+from topics_crawler.pages import PageKind, missing_data, parse_page
 from topics_crawler.spiders.topics import TopicsSpider
 
 SITE = default_site()
@@ -63,32 +63,38 @@ def test_config_refuses_bad_values(name: str, value: str, message: str) -> None:
 # --- completeness -------------------------------------------------------------------
 
 
+def lacks(kind: str, body: bytes, url: str, wanted_stories: int | None = None) -> str | None:
+    """What the parsed page lacks (the check reads the parser's result, parses nothing)."""
+    page_kind: PageKind = "json" if kind == "history" else kind  # type: ignore[assignment]
+    return missing_data(parse_page(body, url, kind=page_kind), wanted_stories)
+
+
 def test_server_rendered_tag_page_is_complete() -> None:
     body = tag_page(SITE, TAG).encode()
-    assert missing_data("tag", body, TAG_URL) is None
+    assert lacks("tag", body, TAG_URL) is None
 
 
 def test_tag_page_without_its_script_sections_lacks_who_to_follow() -> None:
     body = js_tag_page(SITE, TAG, JsSections()).encode()
-    assert missing_data("tag", body, TAG_URL) == "who_to_follow"
+    assert lacks("tag", body, TAG_URL) == "who_to_follow"
 
 
 def test_tag_page_with_fewer_cards_than_wanted_lacks_stories() -> None:
     body = tag_page(SITE, TAG).encode()
-    assert missing_data("tag", body, TAG_URL, wanted_stories=8) is None
-    assert missing_data("tag", body, TAG_URL, wanted_stories=50) == "stories"
+    assert lacks("tag", body, TAG_URL, wanted_stories=8) is None
+    assert lacks("tag", body, TAG_URL, wanted_stories=50) == "stories"
 
 
 def test_a_page_that_is_not_a_tag_page_lacks_its_sections() -> None:
-    assert missing_data("tag", b"<html><body><p>hi</p></body></html>", TAG_URL) == "tag_sections"
+    assert lacks("tag", b"<html><body><p>hi</p></body></html>", TAG_URL) == "tag_sections"
 
 
 def test_entity_pages_with_state_are_complete_and_script_shells_are_not() -> None:
-    assert missing_data("story", story_page(SITE, STORY).encode(), STORY_URL) is None
-    assert missing_data("author", author_page(SITE, AUTHOR).encode(), AUTHOR.url) is None
-    assert missing_data("story", story_shell(STORY.id).encode(), STORY_URL) == "story"
-    assert missing_data("author", story_shell(STORY.id).encode(), AUTHOR.url) == "author"
-    assert missing_data("history", b"{}", TAG_URL) is None
+    assert lacks("story", story_page(SITE, STORY).encode(), STORY_URL) is None
+    assert lacks("author", author_page(SITE, AUTHOR).encode(), AUTHOR.url) is None
+    assert lacks("story", story_shell(STORY.id).encode(), STORY_URL) == "story"
+    assert lacks("author", story_shell(STORY.id).encode(), AUTHOR.url) == "author"
+    assert lacks("history", b"{}", TAG_URL) is None
 
 
 def test_story_page_without_state_is_judged_by_its_html() -> None:
@@ -96,7 +102,7 @@ def test_story_page_without_state_is_judged_by_its_html() -> None:
     start = page.index("<script>window.__APOLLO_STATE__")
     without_state = page[:start] + page[page.index("</script>", start) + len("</script>") :]
     assert b"postResult(" not in without_state.encode()
-    assert missing_data("story", without_state.encode(), STORY_URL) is None
+    assert lacks("story", without_state.encode(), STORY_URL) is None
 
 
 # --- the middleware -----------------------------------------------------------------
@@ -188,30 +194,83 @@ def test_always_mode_renders_pages_but_not_robots_or_listings() -> None:
     assert "playwright" not in listing.meta
 
 
-def test_incomplete_plain_response_is_asked_again_through_the_browser() -> None:
+def plain_response(request: Request, body: bytes, **kwargs: Any) -> HtmlResponse:
+    return HtmlResponse(kwargs.pop("url", TAG_URL), body=body, request=request, **kwargs)
+
+
+def test_the_middleware_never_parses_a_plain_response() -> None:
     middleware = make_middleware()
     request = page_request()
     middleware.process_request(request)
+    body = js_tag_page(SITE, TAG, JsSections()).encode()  # lacks "Who to follow"
+    response = plain_response(request, body)
+    assert middleware.process_response(request, response) is response
+    assert stats(middleware) == {}
+
+
+def spider_for(**args: Any) -> TopicsSpider:
+    crawler = get_crawler(TopicsSpider, {})
+    spider: TopicsSpider = crawler._create_spider(tags="machine-learning", **args)
+    return spider
+
+
+def test_a_needs_browser_signal_becomes_one_browser_request() -> None:
+    spider = spider_for()
+    request = page_request()
     body = js_tag_page(SITE, TAG, JsSections()).encode()
-    again = middleware.process_response(request, HtmlResponse(TAG_URL, body=body, request=request))
+    response = plain_response(request, body)
+    result = parse_page(body, TAG_URL, kind="tag")
+    signal = result.signal("needs_browser")
+    assert signal is not None
+    assert signal.what == "who_to_follow"
+    again = spider.refetch(response, result)
     assert isinstance(again, Request)
     assert (again.url, again.dont_filter, again.meta["render_reason"]) == (
         TAG_URL,
         True,
         "who_to_follow",
     )
-    assert stats(middleware) == {"render/fallback/who_to_follow": 1}
+    assert spider.crawler.stats is not None
+    assert spider.crawler.stats.get_value("render/fallback/who_to_follow") == 1
+    # rendered once already: used as it is, counted as incomplete
+    rendered = plain_response(page_request(render_count=1), body)
+    assert spider.refetch(rendered, result) is None
+    assert spider.crawler.stats.get_value("render/incomplete/who_to_follow") == 1
 
 
-def test_complete_blocked_and_error_responses_pass_through() -> None:
-    middleware = make_middleware()
+def test_complete_and_error_responses_are_not_fetched_again() -> None:
+    """(Blocked responses never reach a callback: the blocked-page middleware retries them.)"""
+    spider = spider_for()
     request = page_request()
-    complete = HtmlResponse(TAG_URL, body=tag_page(SITE, TAG).encode(), request=request)
-    error = HtmlResponse(TAG_URL, status=500, body=b"oops", request=request)
-    signin = HtmlResponse("https://medium.com/m/signin?redirect=x", body=b"<html></html>")
-    for response in (complete, error, signin):
-        assert middleware.process_response(request, response) is response
-    assert stats(middleware) == {}
+    complete = plain_response(request, tag_page(SITE, TAG).encode())
+    error = plain_response(request, b"oops", status=500)
+    for response in (complete, error):
+        result = parse_page(response.body, TAG_URL, kind="tag")
+        assert spider.refetch(response, result) is None
+    assert spider.crawler.stats is not None
+    assert not [k for k in spider.crawler.stats.get_stats() if k.startswith("render/")]
+
+
+def test_fewer_cards_than_max_stories_are_loaded_by_the_browser_outside_history_mode() -> None:
+    body = tag_page(SITE, TAG).encode()
+    result = parse_page(body, TAG_URL, kind="tag")
+    plain = spider_for(max_stories="50")
+    again = plain.refetch(plain_response(page_request(), body), result)
+    assert again is not None
+    assert again.meta["render_reason"] == "stories"
+    history = spider_for(max_stories="50", history="newest")
+    assert history.refetch(plain_response(page_request(), body), result) is None
+
+
+def test_history_mode_renders_a_tag_page_without_loading_more_cards() -> None:
+    middleware = make_middleware(args={"max_stories": "300", "history": "newest"})
+    request = page_request(render_reason="who_to_follow")
+    middleware.process_request(request)
+    assert request.meta["playwright"] is True
+    assert LOAD_MORE_JS not in methods(request)
+    fallback = page_request(render_reason="history_fallback")
+    middleware.process_request(fallback)
+    assert LOAD_MORE_JS in methods(fallback)  # the browser stands in for a failed listing
 
 
 def test_rendered_response_gets_the_status_of_the_document_finally_shown() -> None:

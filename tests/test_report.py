@@ -111,8 +111,11 @@ def test_html_report_defaults_to_the_dataset_folder(dataset: Path) -> None:
     assert report == dataset / "report" / "report.html"
     page = report.read_text("utf-8")
     assert page.startswith("<!doctype html>")
-    assert '<img src="stories_per_month.png" alt="Stories per month">' in page
-    assert (dataset / "report" / "stories_per_month.png").is_file()
+    assert '<img src="data:image/png;base64,' in page  # self-contained: charts inline
+    assert 'alt="Stories per month"' in page
+    assert "<h2>Crawl runs</h2>" in page
+    assert "<h2>Failed pages by reason</h2>" in page
+    assert "no page failed" in page
 
 
 def test_cli_writes_the_report(

@@ -121,11 +121,31 @@ def test_author_page_fills_gaps_from_what_was_known(response: Response) -> None:
     assert author.followers is not None
 
 
+def test_an_unparseable_plain_page_goes_to_the_browser_and_is_not_yet_a_failure() -> None:
+    spider = make_spider()
+    failures = record_failures(spider)
+    known = Author(username="someone", name="Some One")
+    request = Request(
+        "https://medium.com/@someone", meta={"entity_kind": "author"}, cb_kwargs={"known": known}
+    )
+    garbage = HtmlResponse(request.url, body=b"<html><body>Oops</body></html>", request=request)
+    items, requests = split(spider.parse_author(garbage, known=known))
+    assert items == []
+    (again,) = requests
+    assert again.meta["render_reason"] == "author"
+    assert again.cb_kwargs == {"known": known}
+    assert failures == []
+    assert spider.crawler.stats.get_value("parse/failed/author") is None
+
+
 def test_unparseable_page_is_counted_reported_and_keeps_what_was_known() -> None:
     spider = make_spider()
     failures = record_failures(spider)
     known = Author(username="someone", name="Some One")
-    request = Request("https://medium.com/@someone", meta={"entity_kind": "author"})
+    # the browser's answer (render_count 1) is used whatever it is
+    request = Request(
+        "https://medium.com/@someone", meta={"entity_kind": "author", "render_count": 1}
+    )
     garbage = HtmlResponse(request.url, body=b"<html><body>Oops</body></html>", request=request)
     items, _ = split(spider.parse_author(garbage, known=known))
     assert items == [known]

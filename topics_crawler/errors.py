@@ -1,11 +1,17 @@
-"""The exception for a crawl that cannot start, and the helper add-ons check it with."""
+"""The exception for a crawl that cannot start, the helper add-ons check it with, and the
+one way a failed write (feed, dataset, journal) is reported and stops the crawl."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from scrapy.settings import BaseSettings
+from scrapy.utils.defer import deferred_from_coro
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -29,3 +35,27 @@ def check_or_log(check: Callable[[BaseSettings], None], settings: BaseSettings) 
     except CrawlNotStarted as exc:
         logger.error("Crawl not started: %s", exc)
         raise
+
+
+#: Stat set when a write the crawl's data depends on failed (feed, dataset, journal):
+#: ``scrapy crawl`` then exits non-zero.
+WRITE_FAILED_STAT = "write_failed"
+WRITE_FAILED_REASON = "write_failed"
+
+
+def record_write_failure(crawler: Crawler, what: str, line: str) -> None:
+    """Log ``line`` (naming the file and the cause) once, count it and stop the crawl.
+
+    ``what`` is ``feed``, ``dataset`` or ``journal`` (stat ``write_failed/<what>``).
+    """
+    stats = crawler.stats
+    first = stats is None or not stats.get_value(WRITE_FAILED_STAT)
+    if stats is not None:
+        stats.inc_value(WRITE_FAILED_STAT)
+        stats.inc_value(f"{WRITE_FAILED_STAT}/{what}")
+    if not first:
+        return
+    logger.error("%s", line)
+    engine = crawler.engine
+    if engine is not None and engine.running:
+        deferred_from_coro(engine.close_spider_async(reason=WRITE_FAILED_REASON))

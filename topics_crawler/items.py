@@ -1,6 +1,9 @@
 """Items: what one crawl of Medium yields, one dataclass per entity.
 
-Every field is documented with its format. A value that a page does not
+Every field is declared once with :func:`~topics_crawler.fields.spec`: its kind
+(format), whether it is required, whether it identifies the entity, its ``*_raw``
+companion and its description; validation, the merge, the Parquet schema and the
+dataset card read those declarations. A value that a page does not
 carry is ``None`` (or an empty list / mapping), never a made-up value.
 
 Shared formats:
@@ -18,9 +21,12 @@ Shared formats:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
+from itemadapter import ItemAdapter
+
+from topics_crawler.fields import Kind, identity_fields, spec
 from topics_crawler.layers import pick_paired
 
 ItemType = Literal["story", "author", "publication", "tag_page", "response"]
@@ -30,167 +36,318 @@ ItemType = Literal["story", "author", "publication", "tag_page", "response"]
 class Story:
     """One Medium story (post)."""
 
-    item_type: str = field(default="story", init=False)
-    """Entity kind, always ``"story"``."""
-
-    story_id: str | None = None
-    """Medium post id, lowercase hex, 10 to 12 characters (``c9700a7cf36d``)."""
-    url: str | None = None
-    """Canonical URL of the story, on its canonical host (custom domains kept)."""
-    title: str | None = None
-    """Title, trimmed, NFC."""
-    subtitle: str | None = None
-    """Subtitle (the deck under the title), trimmed; None when the story has none."""
-    author_id: str | None = None
-    """Medium user id of the author, lowercase hex."""
-    author_username: str | None = None
-    """Author's username without the leading ``@``."""
-    author_name: str | None = None
-    """Author's display name."""
-    publication_id: str | None = None
-    """Medium id of the publication (collection); None when not in a publication."""
-    publication_slug: str | None = None
-    """Publication slug (``pinterest-engineering``); None when not in a publication."""
-    publication_name: str | None = None
-    """Publication display name; None when not in a publication."""
-    published_at: str | None = None
-    """First publication time, Timestamp (UTC)."""
-    published_at_raw: str | None = None
-    """Source text of ``published_at`` when it was relative or day-only (``"1d ago"``)."""
-    updated_at: str | None = None
-    """Last update time, Timestamp (UTC)."""
-    reading_time_min: float | None = None
-    """Estimated reading time in minutes, as Medium computes it (may have decimals)."""
-    word_count: int | None = None
-    """Number of words in the body, as Medium reports it (or counted from the full text)."""
-    claps: int | None = None
-    """Total clap count, Count."""
-    claps_raw: str | None = None
-    """Source text of ``claps`` when it was abbreviated (``"1.2K"``)."""
-    responses: int | None = None
-    """Number of responses (comments), Count."""
-    responses_raw: str | None = None
-    """Source text of ``responses`` when it was abbreviated."""
-    tags: list[str] = field(default_factory=list)
-    """Tag slugs in page order (``machine-learning``), without duplicates."""
-    is_member_only: bool | None = None
-    """True for member-only (locked) stories; None when the page does not say."""
-    language: str | None = None
-    """Detected language, ISO 639-1 code (``en``), when Medium states it."""
-    image_url: str | None = None
-    """Preview image URL (``https://miro.medium.com/...``)."""
-    text: str | None = None
-    """Body as Markdown-flavoured plain text: paragraphs separated by blank lines."""
-    text_is_preview: bool | None = None
-    """True when ``text`` is only the preview a logged-out reader sees (locked story)."""
-    markdown: str | None = None
-    """Body as CommonMark with its formatting: headings, lists, fenced code (byte for
-    byte), quotes, links, bold, italic, inline code, images (alt, caption), embeds as
-    links. A locked story's preview ends with a line saying it is only the preview."""
-    in_response_to: str | None = None
-    """Post id of the story (or response) this story answers, when it is a response;
-    None for a story that answers nothing."""
-    scraped_at: str | None = None
-    """When the page was fetched, Timestamp (UTC)."""
+    item_type: str = spec(
+        Kind.ITEM_TYPE,
+        'Entity kind, always ``"story"``.',
+        default="story",
+        init=False,
+    )
+    story_id: str | None = spec(
+        Kind.POST_ID,
+        "Medium post id, lowercase hex, 10 to 12 characters (``c9700a7cf36d``).",
+        required=True,
+        identity=0,
+    )
+    url: str | None = spec(
+        Kind.URL,
+        "Canonical URL of the story, on its canonical host (custom domains kept).",
+        required=True,
+    )
+    title: str | None = spec(Kind.TEXT, "Title, trimmed, NFC.", required=True)
+    subtitle: str | None = spec(
+        Kind.TEXT,
+        "Subtitle (the deck under the title), trimmed; None when the story has none.",
+    )
+    author_id: str | None = spec(Kind.HEX_ID, "Medium user id of the author, lowercase hex.")
+    author_username: str | None = spec(
+        Kind.USERNAME,
+        "Author's username without the leading ``@``.",
+    )
+    author_name: str | None = spec(Kind.TEXT, "Author's display name.")
+    publication_id: str | None = spec(
+        Kind.HEX_ID,
+        "Medium id of the publication (collection); None when not in a publication.",
+    )
+    publication_slug: str | None = spec(
+        Kind.SLUG,
+        "Publication slug (``pinterest-engineering``); None when not in a publication.",
+    )
+    publication_name: str | None = spec(
+        Kind.TEXT,
+        "Publication display name; None when not in a publication.",
+    )
+    published_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "First publication time, Timestamp (UTC).",
+        raw="published_at_raw",
+    )
+    published_at_raw: str | None = spec(
+        Kind.RAW,
+        'Source text of ``published_at`` when it was relative or day-only (``"1d ago"``).',
+    )
+    updated_at: str | None = spec(Kind.TIMESTAMP, "Last update time, Timestamp (UTC).")
+    reading_time_min: float | None = spec(
+        Kind.MINUTES,
+        "Estimated reading time in minutes, as Medium computes it (may have decimals).",
+    )
+    word_count: int | None = spec(
+        Kind.COUNT,
+        "Number of words in the body, as Medium reports it (or counted from the full text).",
+    )
+    claps: int | None = spec(Kind.COUNT, "Total clap count, Count.", raw="claps_raw")
+    claps_raw: str | None = spec(
+        Kind.RAW,
+        'Source text of ``claps`` when it was abbreviated (``"1.2K"``).',
+    )
+    responses: int | None = spec(
+        Kind.COUNT,
+        "Number of responses (comments), Count.",
+        raw="responses_raw",
+    )
+    responses_raw: str | None = spec(
+        Kind.RAW,
+        "Source text of ``responses`` when it was abbreviated.",
+    )
+    tags: list[str] = spec(
+        Kind.TAG_LIST,
+        "Tag slugs in page order (``machine-learning``), without duplicates.",
+        factory=list,
+    )
+    is_member_only: bool | None = spec(
+        Kind.BOOL,
+        "True for member-only (locked) stories; None when the page does not say.",
+    )
+    language: str | None = spec(
+        Kind.LANGUAGE,
+        "Detected language, ISO 639-1 code (``en``), when Medium states it.",
+    )
+    image_url: str | None = spec(Kind.LINK, "Preview image URL (``https://miro.medium.com/...``).")
+    text: str | None = spec(
+        Kind.BODY,
+        "Body as Markdown-flavoured plain text: paragraphs separated by blank lines.",
+    )
+    text_is_preview: bool | None = spec(
+        Kind.BOOL,
+        "True when ``text`` is only the preview a logged-out reader sees (locked story).",
+    )
+    markdown: str | None = spec(
+        Kind.BODY,
+        "Body as CommonMark with its formatting: headings, lists, fenced code (byte for "
+        "byte), quotes, links, bold, italic, inline code, images (alt, caption), embeds as "
+        "links. A locked story's preview ends with a line saying it is only the preview.",
+    )
+    in_response_to: str | None = spec(
+        Kind.POST_ID,
+        "Post id of the story (or response) this story answers, when it is a response; "
+        "None for a story that answers nothing.",
+    )
+    scraped_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "When the page was fetched, Timestamp (UTC).",
+        required=True,
+    )
 
 
 @dataclass(kw_only=True)
 class Author:
     """One Medium user who writes stories."""
 
-    item_type: str = field(default="author", init=False)
-    """Entity kind, always ``"author"``."""
-
-    author_id: str | None = None
-    """Medium user id, lowercase hex."""
-    username: str | None = None
-    """Username without the leading ``@``."""
-    name: str | None = None
-    """Display name, trimmed."""
-    url: str | None = None
-    """Canonical profile URL (``https://medium.com/@username``)."""
-    bio: str | None = None
-    """Short biography, trimmed; None when empty."""
-    followers: int | None = None
-    """Follower count, Count."""
-    followers_raw: str | None = None
-    """Source text of ``followers`` when it was abbreviated (``"12K Followers"``)."""
-    following: int | None = None
-    """Number of users this author follows, Count."""
-    is_member: bool | None = None
-    """True when the author is a paying Medium member; None when the page does not say."""
-    image_url: str | None = None
-    """Avatar URL."""
-    scraped_at: str | None = None
-    """When the page was fetched, Timestamp (UTC)."""
+    item_type: str = spec(
+        Kind.ITEM_TYPE,
+        'Entity kind, always ``"author"``.',
+        default="author",
+        init=False,
+    )
+    author_id: str | None = spec(
+        Kind.HEX_ID,
+        "Medium user id, lowercase hex.",
+        one_of="id",
+        identity=0,
+    )
+    username: str | None = spec(
+        Kind.USERNAME,
+        "Username without the leading ``@``.",
+        one_of="id",
+        identity=1,
+    )
+    name: str | None = spec(Kind.TEXT, "Display name, trimmed.")
+    url: str | None = spec(
+        Kind.URL,
+        "Canonical profile URL (``https://medium.com/@username``).",
+        required=True,
+    )
+    bio: str | None = spec(Kind.BODY, "Short biography, trimmed; None when empty.")
+    followers: int | None = spec(Kind.COUNT, "Follower count, Count.", raw="followers_raw")
+    followers_raw: str | None = spec(
+        Kind.RAW,
+        'Source text of ``followers`` when it was abbreviated (``"12K Followers"``).',
+    )
+    following: int | None = spec(Kind.COUNT, "Number of users this author follows, Count.")
+    is_member: bool | None = spec(
+        Kind.BOOL,
+        "True when the author is a paying Medium member; None when the page does not say.",
+    )
+    image_url: str | None = spec(Kind.LINK, "Avatar URL.")
+    scraped_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "When the page was fetched, Timestamp (UTC).",
+        required=True,
+    )
 
 
 @dataclass(kw_only=True)
 class Publication:
     """One Medium publication (a "collection" in Medium's own data)."""
 
-    item_type: str = field(default="publication", init=False)
-    """Entity kind, always ``"publication"``."""
-
-    publication_id: str | None = None
-    """Medium collection id, lowercase hex."""
-    slug: str | None = None
-    """Publication slug (``pinterest-engineering``)."""
-    name: str | None = None
-    """Display name."""
-    url: str | None = None
-    """Canonical home URL (custom domain or ``https://medium.com/<slug>``)."""
-    domain: str | None = None
-    """Custom domain (``humanparts.medium.com``, ``wtfeconomy.com``) or None."""
-    description: str | None = None
-    """Short description (tagline), trimmed."""
-    followers: int | None = None
-    """Follower (subscriber) count, Count."""
-    followers_raw: str | None = None
-    """Source text of ``followers`` when it was abbreviated."""
-    scraped_at: str | None = None
-    """When the page was fetched, Timestamp (UTC)."""
+    item_type: str = spec(
+        Kind.ITEM_TYPE,
+        'Entity kind, always ``"publication"``.',
+        default="publication",
+        init=False,
+    )
+    publication_id: str | None = spec(
+        Kind.HEX_ID,
+        "Medium collection id, lowercase hex.",
+        one_of="id",
+        identity=0,
+    )
+    slug: str | None = spec(
+        Kind.SLUG,
+        "Publication slug (``pinterest-engineering``).",
+        one_of="id",
+        identity=1,
+    )
+    name: str | None = spec(Kind.TEXT, "Display name.")
+    url: str | None = spec(
+        Kind.URL,
+        "Canonical home URL (custom domain or ``https://medium.com/<slug>``).",
+        required=True,
+    )
+    domain: str | None = spec(
+        Kind.DOMAIN,
+        "Custom domain (``humanparts.medium.com``, ``wtfeconomy.com``) or None.",
+    )
+    description: str | None = spec(Kind.BODY, "Short description (tagline), trimmed.")
+    followers: int | None = spec(
+        Kind.COUNT,
+        "Follower (subscriber) count, Count.",
+        raw="followers_raw",
+    )
+    followers_raw: str | None = spec(
+        Kind.RAW,
+        "Source text of ``followers`` when it was abbreviated.",
+    )
+    scraped_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "When the page was fetched, Timestamp (UTC).",
+        required=True,
+    )
 
 
 @dataclass(kw_only=True)
 class TagPage:
     """One Medium tag (topic) page: ``https://medium.com/tag/<slug>``."""
 
-    item_type: str = field(default="tag_page", init=False)
-    """Entity kind, always ``"tag_page"``."""
-
-    tag: str | None = None
-    """Tag slug (``distributed-training``)."""
-    name: str | None = None
-    """Display name (``Distributed Training``)."""
-    url: str | None = None
-    """Canonical tag page URL (``https://medium.com/tag/<slug>``)."""
-    description: str | None = None
-    """Tag description, trimmed; None when the page has none."""
-    parent_topics: list[str] = field(default_factory=list)
-    """Breadcrumb of parent topics, broadest first, display names."""
-    subtopics: list[dict[str, str | None]] = field(default_factory=list)
-    """Sub-topic clusters in page order: ``{"name": ..., "description": ...}``."""
-    related_tags: list[str] = field(default_factory=list)
-    """Slugs of related tags, page order, without duplicates."""
-    followers: int | None = None
-    """Follower count of the tag, Count."""
-    followers_raw: str | None = None
-    """Source text of ``followers`` when it was abbreviated."""
-    story_count: int | None = None
-    """Number of stories with this tag, Count."""
-    story_count_raw: str | None = None
-    """Source text of ``story_count`` when it was abbreviated."""
-    sections: dict[str, list[str]] = field(default_factory=dict)
-    """Ordered mapping section key → story ids in card order. Keys:
-    ``popular_this_week``, ``selected_by_medium``, ``latest_stories``,
-    ``recommended``, ``featured`` (2019 topic pages); a section absent from
-    the page is absent from the mapping."""
-    who_to_follow: list[dict[str, str | None]] = field(default_factory=list)
-    """Suggested accounts in page order: ``{"kind": "author"|"publication",
-    "id": ..., "username"|"slug": ..., "name": ...}``."""
-    scraped_at: str | None = None
-    """When the page was fetched, Timestamp (UTC)."""
+    item_type: str = spec(
+        Kind.ITEM_TYPE,
+        'Entity kind, always ``"tag_page"``.',
+        default="tag_page",
+        init=False,
+    )
+    tag: str | None = spec(
+        Kind.TAG,
+        "Tag slug (``distributed-training``).",
+        required=True,
+        identity=0,
+    )
+    name: str | None = spec(Kind.TEXT, "Display name (``Distributed Training``).")
+    url: str | None = spec(
+        Kind.URL,
+        "Canonical tag page URL (``https://medium.com/tag/<slug>``).",
+        required=True,
+    )
+    description: str | None = spec(
+        Kind.BODY,
+        "Tag description, trimmed; None when the page has none.",
+    )
+    parent_topics: list[str] = spec(
+        Kind.TEXT_LIST,
+        "Breadcrumb of parent topics, broadest first, display names.",
+        factory=list,
+    )
+    subtopics: list[dict[str, str | None]] = spec(
+        Kind.RECORD_LIST,
+        'Sub-topic clusters ("Explore recommended reads") in page order: ``{"name": ...,'
+        ' "description": ..., "section": ...}``; ``section`` is the key of the cluster\'s'
+        " stories in ``sections`` (None when the cluster lists none).",
+        factory=list,
+    )
+    related_tags: list[str] = spec(
+        Kind.TAG_LIST,
+        "Slugs of related tags, page order, without duplicates.",
+        factory=list,
+    )
+    followers: int | None = spec(
+        Kind.COUNT,
+        "Follower count of the tag, Count.",
+        raw="followers_raw",
+    )
+    followers_raw: str | None = spec(
+        Kind.RAW,
+        "Source text of ``followers`` when it was abbreviated.",
+    )
+    story_count: int | None = spec(
+        Kind.COUNT,
+        "Number of stories with this tag, Count.",
+        raw="story_count_raw",
+    )
+    story_count_raw: str | None = spec(
+        Kind.RAW,
+        "Source text of ``story_count`` when it was abbreviated.",
+    )
+    writer_count: int | None = spec(
+        Kind.COUNT,
+        "Number of writers of the tag (2022 state ``TagFeature.writerCount``), Count.",
+    )
+    latest_story_count: int | None = spec(
+        Kind.COUNT,
+        "Medium's ``TagFeature.postCountLatest``: stories of the recent period (the page"
+        " does not state the period), Count.",
+    )
+    latest_writer_count: int | None = spec(
+        Kind.COUNT,
+        "Medium's ``TagFeature.writerCountLatest``: writers of the same recent period, Count.",
+    )
+    top_writers: list[dict[str, str | None]] = spec(
+        Kind.RECORD_LIST,
+        "The tag's top writers as the state lists them (2022 ``tagTopWriters``, 2019"
+        ' ``featuredTopicWriters``), page order: ``{"kind": "author", "id", "username",'
+        ' "name"}``.',
+        factory=list,
+    )
+    sections: dict[str, list[str]] = spec(
+        Kind.SECTIONS,
+        "Ordered mapping section key → story ids in card order. A section is keyed by what"
+        " the page calls it (its heading lowercased, non-alphanumerics → ``_``):"
+        " ``popular_this_week``, ``selected_by_medium``, ``latest_stories``, ``recommended``"
+        ' ("Recommended stories"), one key per sub-topic cluster (its name, see ``subtopics``);'
+        " by the state listing where the page has no heading for it: ``featured`` / ``latest``"
+        " / ``popular`` (2019 ``Topic``), ``tag_feed_<mode>`` (2022 ``tagFeed`` by its"
+        " ``mode``: ``tag_feed_hot``…). A section absent from the page is absent from the"
+        " mapping.",
+        factory=dict,
+    )
+    who_to_follow: list[dict[str, str | None]] = spec(
+        Kind.RECORD_LIST,
+        'Suggested accounts in page order: ``{"kind": "author"|"publication", "id": ...,'
+        ' "username"|"slug": ..., "name": ...}``.',
+        factory=list,
+    )
+    scraped_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "When the page was fetched, Timestamp (UTC).",
+        required=True,
+    )
 
 
 @dataclass(kw_only=True)
@@ -199,37 +356,54 @@ class StoryResponse:
     response is itself a post that answers another post; threads are responses to
     responses. Fetched over GraphQL with ``-a responses=N`` (see docs/responses.md)."""
 
-    item_type: str = field(default="response", init=False)
-    """Entity kind, always ``"response"``."""
-
-    response_id: str | None = None
-    """Medium post id of the response, lowercase hex."""
-    story_id: str | None = None
-    """Id of the story whose thread this is (the root, whatever the depth)."""
-    parent_id: str | None = None
-    """Id of the post this response answers: the story at depth 1, a response deeper."""
-    depth: int | None = None
-    """1 for a response to the story, 2 for a reply to a response, and so on."""
-    url: str | None = None
-    """Canonical URL of the response (responses have story URLs of their own)."""
-    author_id: str | None = None
-    """Medium user id of the response's author, lowercase hex."""
-    author_username: str | None = None
-    """Author's username without the leading ``@``."""
-    author_name: str | None = None
-    """Author's display name."""
-    text: str | None = None
-    """Body as plain text, paragraphs separated by blank lines."""
-    text_is_preview: bool | None = None
-    """True when ``text`` is only the preview a logged-out reader sees (member-only)."""
-    is_member_only: bool | None = None
-    """True for a member-only (locked) response."""
-    claps: int | None = None
-    """Clap count, Count."""
-    published_at: str | None = None
-    """First publication time, Timestamp (UTC)."""
-    scraped_at: str | None = None
-    """When the response was fetched, Timestamp (UTC)."""
+    item_type: str = spec(
+        Kind.ITEM_TYPE,
+        'Entity kind, always ``"response"``.',
+        default="response",
+        init=False,
+    )
+    response_id: str | None = spec(
+        Kind.POST_ID,
+        "Medium post id of the response, lowercase hex.",
+        required=True,
+        identity=0,
+    )
+    story_id: str | None = spec(
+        Kind.POST_ID,
+        "Id of the story whose thread this is (the root, whatever the depth).",
+        required=True,
+    )
+    parent_id: str | None = spec(
+        Kind.POST_ID,
+        "Id of the post this response answers: the story at depth 1, a response deeper.",
+        required=True,
+    )
+    depth: int | None = spec(
+        Kind.COUNT,
+        "1 for a response to the story, 2 for a reply to a response, and so on.",
+        required=True,
+    )
+    url: str | None = spec(
+        Kind.URL, "Canonical URL of the response (responses have story URLs of their own)."
+    )
+    author_id: str | None = spec(Kind.HEX_ID, "Medium user id of the response's author.")
+    author_username: str | None = spec(
+        Kind.USERNAME, "Author's username without the leading ``@``."
+    )
+    author_name: str | None = spec(Kind.TEXT, "Author's display name.")
+    text: str | None = spec(Kind.BODY, "Body as plain text, paragraphs separated by blank lines.")
+    text_is_preview: bool | None = spec(
+        Kind.BOOL,
+        "True when ``text`` is only the preview a logged-out reader sees (member-only).",
+    )
+    is_member_only: bool | None = spec(Kind.BOOL, "True for a member-only (locked) response.")
+    claps: int | None = spec(Kind.COUNT, "Clap count, Count.")
+    published_at: str | None = spec(Kind.TIMESTAMP, "First publication time, Timestamp (UTC).")
+    scraped_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "When the response was fetched, Timestamp (UTC).",
+        required=True,
+    )
 
 
 Item = Story | Author | Publication | TagPage | StoryResponse
@@ -242,15 +416,11 @@ ITEM_CLASSES: dict[str, type[Item]] = {
 }
 
 
-#: Fields that identify an entity, most specific first: two records are the same entity
-#: when any of these (non-empty) values match.
-IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {
-    "story": ("story_id",),
-    "author": ("author_id", "username"),
-    "publication": ("publication_id", "slug"),
-    "tag_page": ("tag",),
-    "response": ("response_id",),
-}
+ITEM_TYPES = tuple(ITEM_CLASSES.values())
+
+#: Fields that identify an entity, most specific first (declared with ``identity=`` on
+#: each class): two records are the same entity when any of these (non-empty) values match.
+IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {t: identity_fields(t) for t in ITEM_CLASSES}
 _KEY_PREFIX = {"username": "@", "slug": "/"}
 
 
@@ -268,6 +438,16 @@ def entity_keys(item_type: str, record: Mapping[str, Any]) -> list[str]:
 def item_to_dict(item: Item) -> dict[str, Any]:
     """Plain dict of an item, ``item_type`` first, fields in declaration order."""
     return {f.name: getattr(item, f.name) for f in fields(item)}
+
+
+def record_of(item: Any) -> dict[str, Any] | None:
+    """Plain dict of an item (our dataclasses fast, anything else through itemadapter);
+    None when ``item`` is not an item at all."""
+    if isinstance(item, ITEM_TYPES):
+        return item_to_dict(item)
+    if not ItemAdapter.is_item(item):
+        return None
+    return ItemAdapter(item).asdict()
 
 
 def item_from_dict(data: dict[str, Any]) -> Item:

@@ -2,9 +2,13 @@
 
 ``MEDIUM_COOKIE`` (a whole ``Cookie`` header value) and ``MEDIUM_SID`` (the
 value of Medium's ``sid`` cookie) come from the environment or from settings
-(environment first). :class:`MediumCookieMiddleware` adds them to requests for
-medium.com and its subdomains only — never to publication custom domains or
-other hosts — and strips them from any other request. Placed after Scrapy's
+(environment first). :class:`MediumCookieMiddleware` adds them to ``https``
+requests for medium.com and its subdomains on the default port only — never to
+publication custom domains, other hosts, plain ``http`` or other ports — and
+strips them from any other request. It takes them off the request again once
+it is answered or failed, so a retry or redirect built from it (which may be
+queued on disk under ``JOBDIR`` or in Redis) carries no secret; the retry gets
+the cookie back when it is sent. Placed after Scrapy's
 ``CookiesMiddleware`` (which rewrites the ``Cookie`` header) and before the
 mirror middleware, so the host checked is the canonical one; with
 ``MEDIUM_BASE_URL`` the mirror that stands in for medium.com receives them.
@@ -24,6 +28,7 @@ from urllib.parse import urlsplit
 
 from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
+from scrapy.http import Response
 
 from topics_crawler.middlewares.link_safety import mirror_netloc
 from topics_crawler.urls import is_medium_domain
@@ -130,13 +135,17 @@ class LogRedaction:
 
 
 def is_medium_request(url: str, mirror: str | None = None) -> bool:
-    """True for requests to medium.com, its subdomains, or the mirror (``host[:port]``)
-    that stands in for it."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower().rstrip(".")
-    if mirror is not None and (f"{host}:{parts.port}" if parts.port else host) == mirror:
+    """True for ``https`` requests to medium.com or its subdomains on the default port,
+    or to the mirror (``host[:port]``) that stands in for it."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower().rstrip(".")
+        port = parts.port
+    except ValueError:
+        return False
+    if mirror is not None and (f"{host}:{port}" if port else host) == mirror:
         return True
-    return is_medium_domain(host)
+    return parts.scheme == "https" and port in (None, 443) and is_medium_domain(host)
 
 
 class MediumCookieMiddleware:
@@ -163,6 +172,26 @@ class MediumCookieMiddleware:
                 merged = f"{existing}; {self.header}" if existing else self.header
                 request.headers["Cookie"] = merged
         elif existing and any(secret in existing for secret in self.secrets):
+            del request.headers["Cookie"]
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        self.take_back(request)
+        return response
+
+    def process_exception(self, request: Request, exception: Exception) -> None:
+        self.take_back(request)
+
+    def take_back(self, request: Request) -> None:
+        """Remove the session from ``request`` (copies made from it must not carry it)."""
+        existing = (request.headers.get("Cookie") or b"").decode("latin-1")
+        if self.header not in existing:
+            return
+        rest = "; ".join(
+            part for part in existing.replace(self.header, "").split("; ") if part.strip()
+        )
+        if rest:
+            request.headers["Cookie"] = rest
+        else:
             del request.headers["Cookie"]
 
     def __repr__(self) -> str:  # never show the header itself

@@ -16,16 +16,54 @@ TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = os.environ.get("TOPICS_CRAWLER_LOG_LEVEL", "INFO")
 
+# --- Components ----------------------------------------------------------------
+# Every add-on, downloader middleware and extension, each dict assigned once here; the
+# settings each one reads live in its section below.
+ADDONS = {
+    "topics_crawler.addons.replay.RecordReplay": 100,  # Record and replay
+    "topics_crawler.dataset.DatasetAddon": 500,  # Feeds and dataset
+    "topics_crawler.addons.distributed.DistributedAddon": 700,  # Distributed
+    "topics_crawler.addons.resume.CrashSafeResume": 710,  # Distributed (JOBDIR)
+}
+DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
+    "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware": 50,  # Reliability
+    # Debugging: scrapy parse/shell requests get the entity kind a crawl's would carry.
+    "topics_crawler.middlewares.entity_kind.EntityKindMiddleware": 80,
+    # Medium mirror; before robots.txt (100): mirrored URLs obey the mirror's own robots.txt.
+    "topics_crawler.middlewares.mirror.MediumMirrorMiddleware": 90,
+    # Reliability: None disables Scrapy's retry, replaced by RetryAfterMiddleware.
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
+    # Reliability: a lookup the resolver refused fails as UnsafeUrl before retry sees it.
+    "topics_crawler.middlewares.link_safety.RefusedAddressMiddleware": 560,
+    "topics_crawler.middlewares.rate.AdaptiveRateMiddleware": 565,  # Politeness
+    "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
+    "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
+    "topics_crawler.secrets.MediumCookieMiddleware": 720,  # Reliability
+}
+EXTENSIONS: dict[str, int | None] = {
+    "topics_crawler.secrets.LogRedaction": 0,  # Reliability
+    "scrapy.extensions.logstats.LogStats": None,  # Progress: replaced by CrawlProgress
+    "topics_crawler.extensions.progress.CrawlProgress": 500,  # Progress and stats
+    "topics_crawler.extensions.failures.FailureLog": 700,  # Reliability
+    "topics_crawler.extensions.health.CrawlHealth": 800,  # Reliability
+    "topics_crawler.extensions.stats_file.StatsFile": 900,  # Progress and stats
+}
+# ITEM_PIPELINES, FEED_EXPORTERS and DOWNLOAD_HANDLERS stay with their concerns below.
+
 # --- Identity and politeness -------------------------------------------------
 USER_AGENT = (
     "topics_crawler/0.1 (+https://github.com/topics-crawler/topics_crawler; "
     "research crawler for Medium tag pages)"
 )
 ROBOTSTXT_OBEY = True
-AUTOTHROTTLE_ENABLED = True
-AUTOTHROTTLE_START_DELAY = 1.0
-AUTOTHROTTLE_MAX_DELAY = 30.0
-AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+# The adaptive rate control (topics_crawler/middlewares/rate.py) owns every slot's delay;
+# AutoThrottle stays off (two writers of slot.delay fight). RATE_CEILINGS: requests/s per
+# host (and its subdomains) at most; see README "Politeness".
+AUTOTHROTTLE_ENABLED = False
+RATE_CONTROL_ENABLED = True
+RATE_CEILINGS = {"medium.com": 5.0}
+RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, learned from 429s
 DOWNLOAD_TIMEOUT = 30
 RETRY_TIMES = 3
 
@@ -39,29 +77,19 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4
 MEDIUM_BASE_URL = os.environ.get("MEDIUM_BASE_URL", "https://medium.com")
 
 REQUEST_FINGERPRINTER_CLASS = "topics_crawler.fingerprint.CanonicalUrlFingerprinter"
-DOWNLOADER_MIDDLEWARES = {
-    # Before robots.txt (100): mirrored URLs obey the mirror's own robots.txt.
-    "topics_crawler.middlewares.mirror.MediumMirrorMiddleware": 90,
-}
 
 # --- Progress and stats ----------------------------------------------------------
-LOGSTATS_INTERVAL = 60.0
-EXTENSIONS = {
-    "scrapy.extensions.logstats.LogStats": None,
-    "topics_crawler.extensions.progress.CrawlProgress": 500,
-    "topics_crawler.extensions.stats_file.StatsFile": 900,
-}
+LOGSTATS_INTERVAL = 60.0  # seconds between progress lines in the log
+PROGRESS_FIRST_LOG = 10.0  # seconds to the first one
+PROGRESS_LIVE = "auto"  # a live line on stderr when it is a terminal: auto | on | off
+PROGRESS_REFRESH = 1.0  # seconds between redraws of the live line
 STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
 
 # --- Record and replay -------------------------------------------------------------
 # -s REPLAY_MODE=record stores every response under REPLAY_DIR; -s REPLAY_MODE=replay
 # re-runs the parsers on them with no network (see topics_crawler/addons/replay.py).
-ADDONS = {
-    "topics_crawler.addons.replay.RecordReplay": 100,
-}
 REPLAY_MODE = "off"
 REPLAY_DIR = ".scrapy/replay"
-HTTPCACHE_STORAGE = "scrapy.extensions.httpcache.FilesystemCacheStorage"
 HTTPCACHE_GZIP = True
 
 # --- Feeds and dataset ----------------------------------------------------------
@@ -69,13 +97,18 @@ HTTPCACHE_GZIP = True
 # zstd, one row group per PARQUET_ROW_GROUP_SIZE rows) and CSV with lists/dicts as JSON
 # text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
+# Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
+# journal flushes at each checkpoint (topics_crawler/feeds.py).
+FEED_STORAGES = {
+    "": "topics_crawler.feeds.CheckedFileFeedStorage",
+    "file": "topics_crawler.feeds.CheckedFileFeedStorage",
+}
 FEED_EXPORTERS = {
     "parquet": "topics_crawler.exporters.ParquetItemExporter",
     "csv": "topics_crawler.exporters.CsvItemExporter",
 }
 PARQUET_ROW_GROUP_SIZE = 10_000
 PARQUET_COMPRESSION = "zstd"
-ADDONS = {**ADDONS, "topics_crawler.dataset.DatasetAddon": 500}  # keeps the add-ons above
 DATASET_DIR = None
 # Settings copied into manifest.json for each run (names only; never secrets).
 DATASET_MANIFEST_SETTINGS = [
@@ -87,6 +120,7 @@ DATASET_MANIFEST_SETTINGS = [
     "CONCURRENT_REQUESTS_PER_DOMAIN",
     "DOWNLOAD_DELAY",
     "AUTOTHROTTLE_ENABLED",
+    "RATE_CEILINGS",
     "DEPTH_LIMIT",
     "CLOSESPIDER_ITEMCOUNT",
     "CLOSESPIDER_PAGECOUNT",
@@ -114,27 +148,18 @@ DEDUPE_STATE = None
 DEDUPE_EMIT_ALL = False
 
 # --- Reliability -----------------------------------------------------------------
-# Retries wait (Retry-After, capped; else exponential backoff) without blocking the reactor
-# and slow the download slot down on 429s; challenge pages and sign-in walls are retried,
-# then failed as challenge / signin_wall; hostile URLs are refused; session secrets go to
-# medium.com only and never into logs. See topics_crawler/middlewares/ and extensions/.
+# Retries are returned at once with a not-before time (Retry-After, capped; else exponential
+# backoff) that their download slot honours; 429s slow the slot down; challenge pages and
+# sign-in walls are retried, then failed as challenge / signin_wall; hostile URLs are
+# refused; session secrets go to medium.com only and never into logs. See
+# topics_crawler/middlewares/ and extensions/.
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 RETRY_BACKOFF_BASE = 1.0  # seconds before the first retry, doubled for each further one
 RETRY_BACKOFF_MAX = 60.0
-RETRY_AFTER_MAX = 300.0  # cap on a server's Retry-After (and on a rate-limited slot's delay)
+RETRY_AFTER_MAX = 300.0  # cap on a server's Retry-After (and on a slot's pause)
 RETRY_AFTER_LONG_WAIT = 30.0  # waits at least this long are logged as warnings
 BLOCKED_RETRY_TIMES = 2
 LINK_SAFETY_ALLOWED_HOSTS: list[str] = []  # hosts besides Medium's that may be fetched
-DOWNLOADER_MIDDLEWARES.update(
-    {
-        "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware": 50,
-        # None disables Scrapy's retry (replaced below); mypy infers the dict as dict[str, int]
-        "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,  # type: ignore[dict-item]
-        "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
-        "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
-        "topics_crawler.secrets.MediumCookieMiddleware": 720,
-    }
-)
 # Pages that failed for good: FAILURES_FILE, else <DATASET_DIR>/failures.jsonl, else beside
 # the first local FEEDS file. Health checks at close make `scrapy crawl` exit with status 1.
 FAILURES_FILE = None
@@ -142,13 +167,22 @@ HEALTH_ENABLED = True
 HEALTH_MIN_ITEMS = {"story": 1}
 HEALTH_MAX_FAILURE_RATIO = 0.25
 HEALTH_MAX_REJECT_RATIO = 0.10
-EXTENSIONS.update(
-    {
-        "topics_crawler.secrets.LogRedaction": 0,
-        "topics_crawler.extensions.failures.FailureLog": 700,
-        "topics_crawler.extensions.health.CrawlHealth": 800,
-    }
-)
+# Drift alarm: least share of parsed pages of a kind that must give each of its core fields
+# (topics_crawler.pages.coverage); "<kind>/<field>" keys set one field. Judged from
+# HEALTH_COVERAGE_MIN_PAGES pages of the kind on.
+HEALTH_MIN_COVERAGE = {"tag": 0.5, "story": 0.5, "author": 0.5, "publication": 0.5}
+HEALTH_COVERAGE_MIN_PAGES = 1
+
+# --- Control servers and outbound network ---------------------------------------
+# Scrapy's telnet console and remote-control HTTP server both run code: off unless
+# switched on; then they listen on 127.0.0.1 only and the telnet console needs
+# TELNETCONSOLE_PASSWORD (a generated one would be written to the log). Every fetched
+# host is checked after DNS resolution (topics_crawler/resolver.py); tldextract uses
+# its bundled public suffix list and never downloads one (topics_crawler/__init__.py).
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+TWISTED_DNS_RESOLVER = "topics_crawler.resolver.SafeAddressResolver"
+LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fetched
 
 # --- Tag history (GraphQL) ---
 # -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
@@ -191,9 +225,6 @@ PLAYWRIGHT_MAX_CONTEXTS = 1
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 2
 PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms
 PLAYWRIGHT_ABORT_REQUEST = "topics_crawler.browser.actions.abort_heavy_resource"
-DOWNLOADER_MIDDLEWARES.update(
-    {"topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585}
-)
 
 # --- Distributed -----------------------------------------------------------------
 # -s REDIS_URL=redis://host:6379/0 (or the REDIS_URL environment variable): every worker
@@ -205,8 +236,14 @@ REDIS_URL = os.environ.get("REDIS_URL")
 REDIS_KEY_PREFIX = "topics_crawler"
 REDIS_SOCKET_TIMEOUT = 10.0
 DISTRIBUTED_IDLE_CLOSE = 5.0
-ADDONS = {**ADDONS, "topics_crawler.addons.distributed.DistributedAddon": 700}
+# A request a worker took is leased to it until its page is on disk; a worker not heard
+# of for DISTRIBUTED_WORKER_TIMEOUT seconds is gone and its leases go back to the queue.
+# Workers remember the crawl they joined under DISTRIBUTED_STATE_DIR: a Redis that comes
+# back empty stops them with one line unless DISTRIBUTED_RESTART=1 (docs/deploy.md).
+DISTRIBUTED_WORKER_TIMEOUT = 15.0
+DISTRIBUTED_CHECKPOINT_INTERVAL = 1.0
+DISTRIBUTED_STATE_DIR = ".scrapy/distributed"
+DISTRIBUTED_RESTART = False
 # -s JOBDIR=crawls/<name>: a crash-safe job (topics_crawler/addons/resume.py): killed at
 # any moment, even with SIGKILL, the same command resumes it; feeds must append (-o).
 RESUME_CHECKPOINT_INTERVAL = 0.5  # seconds between journal commits (work a kill may redo)
-ADDONS = {**ADDONS, "topics_crawler.addons.resume.CrashSafeResume": 710}

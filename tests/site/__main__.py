@@ -4,6 +4,7 @@ python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
                      [--faults "rate=0.2,seed=7,kinds=500+429+hang"]  (see tests/site/faults.py)
                      [--js-sections]  (see tests/site/js_sections.py)
                      [--scale-tags N]  (see tests/site/scale.py)
+                     [--rate-limit N [--rate-burst B]]  (see tests/site/rate_limit.py)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from types import FrameType
 
 from tests.site.content import default_site
 from tests.site.faults import FaultPlan
+from tests.site.rate_limit import TokenBucket
 from tests.site.scale import with_scale_tags
 from tests.site.server import SiteServer
 
@@ -42,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="sections only scripts show (tests/site/js_sections.py)")  # fmt: skip
     parser.add_argument("--scale-tags", type=int, default=0, metavar="N",
                         help="add N tags of 20 new stories (tests/site/scale.py)")  # fmt: skip
+    parser.add_argument("--rate-limit", type=float, default=0.0, metavar="N",
+                        help="token bucket: 429 + Retry-After past N requests/s")  # fmt: skip
+    parser.add_argument("--rate-burst", type=float, default=None, metavar="B",
+                        help="tokens the bucket holds (default: N)")  # fmt: skip
     return parser
 
 
@@ -75,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         faults=args.faults,
         js_sections=args.js_sections,
+        rate_limit=TokenBucket(args.rate_limit, args.rate_burst) if args.rate_limit > 0 else None,
     )
     try:
         server.start()

@@ -23,6 +23,10 @@ from tests.site.model import (
 )
 
 Entity = dict[str, Any]
+_EXTENDED_PREVIEW_KEY = (
+    'extendedPreviewContent({"truncationConfig":{"previewParagraphsWordCountThreshold":400,'
+    '"minimumWordLengthForTruncation":150,"truncateAtEndOfSentence":true}})'
+)
 
 
 def ref(key: str) -> dict[str, str]:
@@ -118,8 +122,12 @@ class StateBuilder:
         }
         return key
 
-    def post(self, story: SiteStory, *, with_body: bool = False) -> str:
-        """A story and everything it references; ``with_body`` adds the paragraphs."""
+    def post(
+        self, story: SiteStory, *, with_body: bool = False, extended_preview: bool = False
+    ) -> str:
+        """A story and everything it references; ``with_body`` adds the paragraphs;
+        ``extended_preview`` stores the preview as 2022 listings do
+        (``extendedPreviewContent({"truncationConfig":…})``)."""
         content = self.content
         publication = content.publication_of(story)
         key = f"Post:{story.id}"
@@ -150,6 +158,8 @@ class StateBuilder:
             },
             "previewImage": ref(self.image(story.image_id)),
         }
+        if extended_preview:
+            entity[_EXTENDED_PREVIEW_KEY] = entity.pop("previewContent")
         if with_body:
             entity['content({"postMeteringOptions":{"referrer":""}})'] = self._body(story)
         self.entities[key] = entity

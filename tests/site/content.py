@@ -48,7 +48,8 @@ def iso(moment: datetime) -> str:
 
 def section_key(heading: str) -> str:
     """``TagPage.sections`` key of a section heading (see MARKUP.md)."""
-    key = heading.strip().lower().replace(" ", "_")
+    key = "".join(c if c.isalnum() else "_" for c in heading.strip().lower())
+    key = "_".join(part for part in key.split("_") if part)
     return "recommended" if key == "recommended_stories" else key
 
 
@@ -65,8 +66,8 @@ def reachable(content: SiteContent, tags: Iterable[str]) -> tuple[set[str], set[
     queue: deque[tuple[str, str]] = deque()
     for slug in tags:
         tag = content.tags[slug]
-        queue.extend(("story", sid) for ids in tag.sections.values() for sid in ids)
-        queue.extend(tag.who_to_follow)
+        queue.extend(("story", sid) for sid in tag.listed())
+        queue.extend(tag.who_to_follow if tag.generation == "today" else [])
     while queue:
         kind, key = queue.popleft()
         if kind == "story" and key not in stories:
@@ -162,15 +163,40 @@ def _tag_values(content: SiteContent, tag: SiteTag) -> dict[str, Any]:
         else:
             pub = content.publications[key]
             follow.append({"kind": kind, "id": pub.id, "slug": key, "name": pub.name})
+    if tag.generation == "2022":
+        return _tag_values_2022(content, tag)
+    clusters = [
+        {"name": c.name, "description": c.description, "section": section_key(c.name)}
+        | ({} if c.stories else {"section": None})
+        for c in tag.clusters
+    ]
+    sections = {section_key(c.name): list(c.stories) for c in tag.clusters if c.stories}
     return {
         "name": tag.name,
         "url": tag.url,
         "description": tag.description,
         "parent_topics": [parent.name for parent in tag.parents],
-        "subtopics": [{"name": c.name, "description": c.description} for c in tag.clusters],
+        "subtopics": clusters,
         "related_tags": [related.slug for related in tag.related],
         "followers": tag.followers,
         "story_count": tag.story_count,
-        "sections": {section_key(h): list(ids) for h, ids in tag.sections.items()},
+        "sections": sections | {section_key(h): list(ids) for h, ids in tag.sections.items()},
         "who_to_follow": follow,
+    }
+
+
+def _tag_values_2022(content: SiteContent, tag: SiteTag) -> dict[str, Any]:
+    """A 2022 page gives what its state holds: counts, related tags, top writers, one feed."""
+    writers = [content.authors[name] for name in tag.top_writers]
+    return {
+        "name": tag.name,
+        "url": tag.url,
+        "related_tags": [related.slug for related in tag.related],
+        "story_count": tag.story_count,
+        "writer_count": tag.writers,
+        "top_writers": [
+            {"kind": "author", "id": a.id, "username": a.username, "name": a.name} for a in writers
+        ],
+        "sections": {"tag_feed_hot": tag.listed()},
+        "who_to_follow": [],
     }

@@ -22,6 +22,10 @@ MEDIUM_ROOT = "https://medium.com"
 WORDS_PER_MINUTE = 265
 
 FollowKind = Literal["author", "publication"]
+#: How a tag page is rendered: today's page (cards in the DOM, see seed-tag-page.txt), the
+#: 2022 page (state only: ``tagFeed`` & co., no cards), or today's page after a redesign
+#: our parser does not know (cards whose story links are gone: the drift alarm's case).
+TagGeneration = Literal["today", "2022", "changed"]
 
 
 def make_id(kind: str, key: str) -> str:
@@ -56,6 +60,8 @@ class SiteCluster:
     name: str
     description: str
     topics: list[TopicRef] = field(default_factory=list)
+    stories: list[str] = field(default_factory=list)
+    """Story ids listed under the cluster, card order."""
 
 
 @dataclass
@@ -182,10 +188,23 @@ class SiteTag:
     who_to_follow: list[tuple[FollowKind, str]] = field(default_factory=list)
     """``("author", username)`` or ``("publication", slug)`` in page order."""
     related: list[TopicRef] = field(default_factory=list)
+    generation: TagGeneration = "today"
+    writers: int = 0
+    """Writers of the tag (2022 ``TagFeature.writerCount``)."""
+    top_writers: list[str] = field(default_factory=list)
+    """Usernames of the tag's top writers (2022 ``tagTopWriters``)."""
+    lowercase_breadcrumb: bool = False
+    """Render ``aria-label="breadcrumb"`` and no ``data-testid`` hooks (a markup variant)."""
 
     @property
     def url(self) -> str:
         return f"{MEDIUM_ROOT}/tag/{self.slug}"
+
+    def listed(self) -> list[str]:
+        """Every story id the page lists (clusters first, then sections), once each."""
+        ids = [sid for c in self.clusters for sid in c.stories]
+        ids += [sid for section in self.sections.values() for sid in section]
+        return list(dict.fromkeys(ids))
 
 
 @dataclass

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
+from tests.site.feed import user_feed
 from tests.site.graphql import graphql_response
 from tests.site.model import SiteContent, SiteStory
 from tests.site.render import author_page, publication_page, robots_txt, story_page
@@ -67,6 +68,12 @@ def _on_medium(content: SiteContent, path: str) -> Response:
         return Response(200, robots_txt().encode(), {"Content-Type": "text/plain; charset=utf-8"})
     if len(segments) == 2 and segments[0] == "tag" and segments[1] in content.tags:
         return html(tag_page(content, content.tags[segments[1]]))
+    if len(segments) == 2 and segments[0] == "feed" and segments[1].startswith("@"):
+        author = content.authors.get(segments[1][1:])
+        if author is None:
+            return not_found(path)
+        feed = user_feed(content, author).encode("utf-8")
+        return Response(200, feed, {"Content-Type": "text/xml; charset=UTF-8"})
     if len(segments) == 2 and segments[0] == "p":
         story = content.stories.get(segments[1])
         return redirect(content.story_path(story)) if story else not_found(path)

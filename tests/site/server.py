@@ -19,9 +19,10 @@ from types import TracebackType
 from typing import Self
 from urllib.parse import urlsplit
 
-from tests.site.faults import FaultInjector, FaultPlan
+from tests.site.faults import FaultInjector, FaultPlan, rate_limited
 from tests.site.js_sections import JsSections, resolve_js
 from tests.site.model import SiteContent
+from tests.site.rate_limit import TokenBucket
 from tests.site.routes import Response, resolve, resolve_post
 
 LogEntry = tuple[str, str, int]
@@ -48,7 +49,9 @@ class _Handler(BaseHTTPRequestHandler):
         site = self.server.site
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(min(max(length, 0), _MAX_POST_BYTES))
-        response = resolve_post(site.content, self.path, body)
+        if site.latency:
+            time.sleep(site.latency)
+        response = site.limited() or resolve_post(site.content, self.path, body)
         site.record(self.command, self.path, response.status)
         self._send(response, send_body=True)
 
@@ -56,6 +59,11 @@ class _Handler(BaseHTTPRequestHandler):
         site = self.server.site
         if site.latency:
             time.sleep(site.latency)
+        limited = site.limited()
+        if limited is not None:
+            site.record(self.command, self.path, limited.status)
+            self._send(limited, send_body)
+            return
         response = site.js_response(self.path, self.headers.get("Cookie") or "")
         response = response or resolve(site.content, self.path)
         fault = site.faults.fault(self.path, response) if site.faults else None
@@ -99,6 +107,7 @@ class SiteServer:
         port: int = 0,
         faults: FaultPlan | None = None,
         js_sections: bool | JsSections = False,
+        rate_limit: TokenBucket | None = None,
     ) -> None:
         self.content = content
         #: What scripts add to pages (tests/site/js_sections.py); None: plain pages only.
@@ -106,12 +115,21 @@ class SiteServer:
         #: Injected faults (tests/site/faults.py): None serves every page as it is.
         self.faults = FaultInjector(faults) if faults is not None else None
         self.latency = latency
+        #: A token bucket answering 429 + Retry-After past its rate (tests/site/rate_limit.py).
+        self.rate_limit = rate_limit
         self.access_log = access_log
         self.port = port
         self._lock = threading.Lock()
         self._requests: list[LogEntry] = []
         self._httpd: _SiteHTTPServer | None = None
         self._thread: threading.Thread | None = None
+
+    def limited(self) -> Response | None:
+        """The 429 answer when the rate limiter has no token for this request, else None."""
+        if self.rate_limit is None:
+            return None
+        retry_after = self.rate_limit.take()
+        return rate_limited(str(retry_after)) if retry_after is not None else None
 
     def js_response(self, path: str, cookie: str) -> Response | None:
         """The JavaScript version of ``path`` when :attr:`js_sections` is on and has one."""

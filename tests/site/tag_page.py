@@ -7,18 +7,24 @@ holding the tag, the who-to-follow accounts and the first section's posts.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tests.site.apollo import StateBuilder, ref, root_call
 from tests.site.cards import card
 from tests.site.markup import esc, href, page, short_count
 from tests.site.model import SiteCluster, SiteContent, SiteTag
+from tests.site.tag_page_2022 import tag_page_2022
 
 _HOST = "medium.com"
+#: Story links of a card (title and footer links); "changed" pages open stories by script.
+_STORY_HREF_RE = re.compile(r'href="[^"]*-[0-9a-f]{12}\?[^"]*"')
 
 
 def tag_page(content: SiteContent, tag: SiteTag) -> str:
-    """The tag page of ``tag``."""
+    """The tag page of ``tag`` in its generation (see :data:`~tests.site.model.TagGeneration`)."""
+    if tag.generation == "2022":
+        return tag_page_2022(content, tag)
     return page(
         title=f"The most insightful stories about {tag.name} - Medium",
         canonical=tag.url,
@@ -81,12 +87,13 @@ def _body(content: SiteContent, tag: SiteTag) -> str:
         f'<a href="/tag/{esc(p.slug)}">{esc(p.name)}</a><span aria-hidden="true"> › </span>'
         for p in tag.parents
     )
+    label = "breadcrumb" if tag.lowercase_breadcrumb else "Breadcrumb"
     parts = [
-        f'<nav aria-label="Breadcrumb">{crumbs}<span>{esc(tag.name)}</span></nav>',
+        f'<nav aria-label="{label}">{crumbs}<span>{esc(tag.name)}</span></nav>',
         f'<div class="ab"><h1 class="ac">{esc(tag.name)}</h1>'
         f'<div class="ad"><span>{short_count(tag.followers)} followers</span> · '
         f"<span>{short_count(tag.story_count)} stories</span></div></div>",
-        _subtopics(tag.clusters),
+        _subtopics(content, tag),
         *(_section(content, tag, heading, ids) for heading, ids in tag.sections.items()),
         _who_to_follow(content, tag),
         _related(tag),
@@ -94,28 +101,38 @@ def _body(content: SiteContent, tag: SiteTag) -> str:
     return "<main>" + "".join(parts) + "</main>"
 
 
-def _subtopics(clusters: list[SiteCluster]) -> str:
-    if not clusters:
+def _subtopics(content: SiteContent, tag: SiteTag) -> str:
+    if not tag.clusters:
         return ""
-    blocks = "".join(
-        f"<div><h3>{esc(c.name)}</h3><p>{esc(c.description)}</p>"
-        + "".join(f'<a href="/tag/{esc(t.slug)}">{esc(t.name)}</a>' for t in c.topics)
-        + "</div>"
-        for c in clusters
-    )
+    blocks = "".join(_cluster(content, tag, cluster) for cluster in tag.clusters)
+    hook = "" if tag.lowercase_breadcrumb else ' data-testid="subtopics"'
+    return f"<section{hook}><h2>Explore recommended reads, summarized by AI</h2>{blocks}</section>"
+
+
+def _cluster(content: SiteContent, tag: SiteTag, cluster: SiteCluster) -> str:
+    topics = "".join(f'<a href="/tag/{esc(t.slug)}">{esc(t.name)}</a>' for t in cluster.topics)
     return (
-        '<section data-testid="subtopics"><h2>Explore recommended reads, summarized by AI</h2>'
-        f"{blocks}</section>"
+        f"<div><h3>{esc(cluster.name)}</h3><p>{esc(cluster.description)}</p>{topics}"
+        f"{_cards(content, tag, cluster.stories)}</div>"
     )
 
 
-def _section(content: SiteContent, tag: SiteTag, heading: str, story_ids: list[str]) -> str:
+def _cards(content: SiteContent, tag: SiteTag, story_ids: list[str]) -> str:
     now = content.clock()
-    cards = "".join(
+    cards = [
         card(content, content.stories[sid], page_host=_HOST, placement="topic_page",
              position=i, now=now)
         for i, sid in enumerate(story_ids, start=1)
-    )  # fmt: skip
+    ]  # fmt: skip
+    if tag.generation == "changed":  # a redesign: stories open by script, no story links
+        cards = [
+            _STORY_HREF_RE.sub('href="#"', c).replace("data-href=", "data-story=") for c in cards
+        ]
+    return "".join(cards)
+
+
+def _section(content: SiteContent, tag: SiteTag, heading: str, story_ids: list[str]) -> str:
+    cards = _cards(content, tag, story_ids)
     more = ""
     if heading == "Latest stories":
         more = f'<a href="/tag/{esc(tag.slug)}/archive">See more stories</a>'
@@ -144,4 +161,5 @@ def _related(tag: SiteTag) -> str:
     if not tag.related:
         return ""
     links = "".join(f'<a href="/tag/{esc(t.slug)}">{esc(t.name)}</a>' for t in tag.related)
-    return f'<div data-testid="related-tags"><h2>Related topics</h2>{links}</div>'
+    hook = "" if tag.lowercase_breadcrumb else ' data-testid="related-tags"'
+    return f"<div{hook}><h2>Related topics</h2>{links}</div>"

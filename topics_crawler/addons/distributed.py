@@ -7,7 +7,9 @@ With ``REDIS_URL`` set (setting or environment variable) the crawl uses
 seen-set), :class:`~topics_crawler.distributed.dedupe_state.RedisDedupeState`
 (items deduplicated across workers),
 :class:`~topics_crawler.distributed.start.SharedStartRequests` (start requests go
-through the shared seen-set) and
+through the shared seen-set),
+:class:`~topics_crawler.distributed.checkpoint.LeaseCheckpoint` (a request a worker
+took goes back to the queue if the worker dies before its page is on disk) and
 :class:`~topics_crawler.distributed.workers.WorkerCoordinator` (workers stop when
 the shared queue stays empty). Without it this add-on does nothing and nothing
 about Redis is imported: components are named by import path and only loaded here.
@@ -31,6 +33,9 @@ COORDINATOR_PRIORITY = 550
 START_MIDDLEWARE = "topics_crawler.distributed.start.SharedStartRequests"
 #: Right after Scrapy's StartSpiderMiddleware (25), before anything else sees the requests.
 START_MIDDLEWARE_PRIORITY = 26
+CHECKPOINT_MIDDLEWARE = "topics_crawler.distributed.checkpoint.LeaseCheckpoint"
+#: Outermost: it must see each callback's final output.
+CHECKPOINT_MIDDLEWARE_PRIORITY = 1
 
 
 class DistributedAddon:
@@ -47,11 +52,18 @@ class DistributedAddon:
             RedisUnavailableError,
             connect,
         )
+        from topics_crawler.distributed.marker import lost_crawl  # noqa: PLC0415
 
         try:
-            connect(settings).close()
+            server = connect(settings)
         except RedisUnavailableError as exc:
             raise CrawlNotStarted(str(exc)) from None  # the cause is in the message
+        try:
+            lost = lost_crawl(settings, server)
+        finally:
+            server.close()
+        if lost is not None:
+            raise CrawlNotStarted(lost)
 
     def update_settings(self, settings: BaseSettings) -> None:
         """Check that Redis answers, then switch the distributed components on."""
@@ -68,4 +80,7 @@ class DistributedAddon:
         settings["EXTENSIONS"].set(COORDINATOR, COORDINATOR_PRIORITY, priority="addon")
         settings["SPIDER_MIDDLEWARES"].set(
             START_MIDDLEWARE, START_MIDDLEWARE_PRIORITY, priority="addon"
+        )
+        settings["SPIDER_MIDDLEWARES"].set(
+            CHECKPOINT_MIDDLEWARE, CHECKPOINT_MIDDLEWARE_PRIORITY, priority="addon"
         )

@@ -4,13 +4,22 @@
     scrapy crawl topics -a tags=llm -s REPLAY_MODE=replay   # no network: stored responses only
 
 Built on Scrapy's HTTP cache (``DummyPolicy``, filesystem storage, gzip):
-``record`` stores every response, error statuses included; ``replay`` serves
+``record`` fetches and stores every response, error statuses included (a
+retry is fetched again, and the last answer is the one kept); ``replay`` serves
 only stored ones and ignores the rest (counted as ``httpcache/ignore``), with
 throttling off since nothing is downloaded. Responses are keyed by the
 canonical Medium URL, so a recording made through one mirror replays through
-any other, or against medium.com itself. Cookie and Authorization request
-headers are never written. ``REPLAY_DIR`` (default ``.scrapy/replay``) is
-where the responses live.
+any other, or against medium.com itself. ``REPLAY_DIR`` (default
+``.scrapy/replay``) is where the responses live.
+
+Secrets never reach the disk, whatever the settings' priorities: whenever an
+HTTP cache is on (a recording, a replay, or ``HTTPCACHE_ENABLED`` set by hand),
+the add-on puts :class:`CanonicalCacheStorage` in front of the configured
+storage — at the priority the configured storage was set with, so a project or
+command-line ``HTTPCACHE_STORAGE`` becomes the *inner* storage
+(``REPLAY_INNER_STORAGE``) instead of bypassing the wrapper. The wrapper drops
+``Cookie``, ``Authorization`` and ``Proxy-Authorization`` request headers and
+``Set-Cookie`` response headers before anything is stored.
 """
 
 from __future__ import annotations
@@ -18,16 +27,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from scrapy import Request, Spider
-from scrapy.extensions.httpcache import FilesystemCacheStorage
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
+from scrapy.utils.misc import load_object
 
 from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 
 MODES = ("off", "record", "replay")
 #: Request headers never written to disk: they may carry a session (MEDIUM_COOKIE).
-PRIVATE_HEADERS = (b"Cookie", b"Authorization")
+PRIVATE_HEADERS = (b"Cookie", b"Authorization", b"Proxy-Authorization")
+#: Response headers never written to disk: Medium refreshes the session through them.
+PRIVATE_RESPONSE_HEADERS = (b"Set-Cookie", b"Set-Cookie2")
 DEFAULT_DIR = ".scrapy/replay"
+DEFAULT_INNER_STORAGE = "scrapy.extensions.httpcache.FilesystemCacheStorage"
 
 
 class RecordReplay:
@@ -38,12 +50,14 @@ class RecordReplay:
         if mode not in MODES:
             raise ValueError(f"REPLAY_MODE must be one of {', '.join(MODES)}, got {mode!r}")
         if mode == "off":
+            if settings.getbool("HTTPCACHE_ENABLED"):
+                self.guard_storage(settings)  # a plain HTTP cache: still no secrets in it
             return
         folder = Path(settings.get("REPLAY_DIR") or DEFAULT_DIR).resolve()
         settings.set("HTTPCACHE_ENABLED", True, priority="addon")
         settings.set("HTTPCACHE_DIR", str(folder), priority="addon")
         settings.set("HTTPCACHE_POLICY", "scrapy.extensions.httpcache.DummyPolicy", "addon")
-        settings.set("HTTPCACHE_STORAGE", f"{__name__}.CanonicalCacheStorage", "addon")
+        self.guard_storage(settings)
         settings.set("HTTPCACHE_EXPIRATION_SECS", 0, priority="addon")
         settings.set("HTTPCACHE_IGNORE_HTTP_CODES", [], priority="addon")
         settings.set("HTTPCACHE_IGNORE_MISSING", mode == "replay", priority="addon")
@@ -51,17 +65,56 @@ class RecordReplay:
             settings.set("AUTOTHROTTLE_ENABLED", False, priority="addon")
             settings.set("DOWNLOAD_DELAY", 0, priority="addon")
 
+    @staticmethod
+    def guard_storage(settings: BaseSettings) -> None:
+        """Make :class:`CanonicalCacheStorage` the cache storage, wrapping whatever
+        storage was configured, at that setting's own priority (so it always wins)."""
+        wrapper = f"{__name__}.CanonicalCacheStorage"
+        configured = settings.get("HTTPCACHE_STORAGE") or DEFAULT_INNER_STORAGE
+        if load_object(configured) is not CanonicalCacheStorage:
+            settings.set("REPLAY_INNER_STORAGE", configured, priority="addon")
+        priority = max(settings.getpriority("HTTPCACHE_STORAGE") or 0, 15)  # 15: addon
+        settings.set("HTTPCACHE_STORAGE", wrapper, priority=priority)
 
-class CanonicalCacheStorage(FilesystemCacheStorage):
-    """Filesystem cache that stores mirrored responses under their canonical URL and
-    drops private request headers."""
+
+def without_private_headers(request: Request, response: Response) -> tuple[Request, Response]:
+    """Copies of ``request`` and ``response`` with no session-bearing header."""
+    request_headers = request.headers.copy()
+    for name in PRIVATE_HEADERS:
+        request_headers.pop(name, None)
+    response_headers = response.headers.copy()
+    for name in PRIVATE_RESPONSE_HEADERS:
+        response_headers.pop(name, None)
+    return request.replace(headers=request_headers), response.replace(headers=response_headers)
+
+
+class CanonicalCacheStorage:
+    """Cache storage storing mirrored responses under their canonical URL and no
+    private header, in front of the storage named by ``REPLAY_INNER_STORAGE``
+    (Scrapy's filesystem storage unless set)."""
+
+    def __init__(self, settings: BaseSettings) -> None:
+        inner = settings.get("REPLAY_INNER_STORAGE") or DEFAULT_INNER_STORAGE
+        self.inner = load_object(inner)(settings)
+        #: Recording fetches every page, retries included (a stored 503 must not answer
+        #: its own retry); a replay or a plain cache serves what is stored.
+        self.serves = str(settings.get("REPLAY_MODE") or "off").lower() != "record"
+
+    def open_spider(self, spider: Spider) -> None:
+        self.inner.open_spider(spider)
+
+    def close_spider(self, spider: Spider) -> None:
+        self.inner.close_spider(spider)
+
+    def retrieve_response(self, spider: Spider, request: Request) -> Response | None:
+        if not self.serves:
+            return None
+        response: Response | None = self.inner.retrieve_response(spider, request)
+        return response
 
     def store_response(self, spider: Spider, request: Request, response: Response) -> None:
         if request.meta.get(MIRROR_URL_META) == request.url:
             canonical = request.meta[CANONICAL_URL_META]
             request = request.replace(url=canonical)
             response = response.replace(url=canonical)
-        headers = request.headers.copy()
-        for name in PRIVATE_HEADERS:
-            headers.pop(name, None)
-        super().store_response(spider, request.replace(headers=headers), response)
+        self.inner.store_response(spider, *without_private_headers(request, response))

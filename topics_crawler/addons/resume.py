@@ -26,6 +26,7 @@ logger = logging.getLogger(__name__)
 SCHEDULER = "topics_crawler.resume.scheduler.JournalScheduler"
 DEDUPE_STATE = "topics_crawler.resume.journal.JournalDedupeState"
 TRACKER = "topics_crawler.resume.tracker.DonePages"
+SPIDER_STATE = "scrapy.extensions.spiderstate.SpiderState"
 #: Outermost spider middleware: it must see the callback's final output.
 TRACKER_PRIORITY = 1
 
@@ -48,13 +49,12 @@ class CrashSafeResume:
         if not settings.get("JOBDIR") or settings.get("REDIS_URL"):
             raise NotConfigured
         check_or_log(self.preflight, settings)
-        if settings.get("DATASET_DIR"):
-            logger.warning(
-                "DATASET_DIR is not covered by the crash-safe JOBDIR: a killed run's staging "
-                "files are not merged; add an appending JSON lines feed (-o items.jsonl)"
-            )
         settings.set("SCHEDULER", SCHEDULER, priority="addon")
-        settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
+        # The journal is the job's state; Scrapy's spider.state pickle in JOBDIR is not
+        # crash-safe (cut short by a full disk, it breaks the resume), and unused here.
+        settings["EXTENSIONS"].set(SPIDER_STATE, None, priority="addon")
+        if not settings.get("DATASET_DIR"):  # a dataset's stage holds the dedupe state then
+            settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
         settings["SPIDER_MIDDLEWARES"].set(TRACKER, TRACKER_PRIORITY, priority="addon")
 
     @staticmethod

@@ -6,6 +6,11 @@ and tens of MB per crawl. In ``auto`` mode most crawls render a page or two
 and many none, so this handler starts Playwright (and, as before, Chromium)
 only when a request with ``meta["playwright"]`` arrives. Everything else —
 plain requests, page and context limits, closing — is scrapy-playwright's.
+
+The one name it needs that is not public API is the handler's engine-start receiver,
+``_maybe_launch_in_thread`` (scrapy-playwright 0.0.48 with Scrapy >= 2.14): it is
+disconnected from ``engine_started`` and awaited on the first browser request instead.
+tests/test_packaging.py fails when another scrapy-playwright release is installed.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from scrapy import Spider, signals
+from scrapy import signals
 from scrapy.http import Request, Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
@@ -26,14 +31,14 @@ class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        for receiver in ("_maybe_launch_in_thread", "_engine_started"):
-            crawler.signals.disconnect(getattr(self, receiver), signals.engine_started)
+        crawler.signals.disconnect(self._maybe_launch_in_thread, signals.engine_started)
         self.playwright_start_lock = asyncio.Lock()
         self.playwright_started = False
 
-    async def _download_request(self, request: Request, spider: Spider | None = None) -> Response:
-        async with self.playwright_start_lock:
-            if not self.playwright_started:
-                await self._launch()
-                self.playwright_started = True
-        return await super()._download_request(request, spider)
+    async def download_request(self, request: Request) -> Response:
+        if request.meta.get("playwright"):
+            async with self.playwright_start_lock:
+                if not self.playwright_started:
+                    await self._maybe_launch_in_thread()
+                    self.playwright_started = True
+        return await super().download_request(request)

@@ -5,33 +5,45 @@ Spiders may define a ``check_arguments(**spider_args)`` class method raising
 process exists, so a typo in ``-a`` (or in the spider name) prints one error
 line — no traceback, no Scrapy start-up banner — and never half-starts a crawl.
 
+Every setting the project reads is checked the same way
+(:mod:`topics_crawler.settings_check`): ``-s RENDER_MODE=sometimes`` or an
+unwritable ``JOBDIR`` is one error line and exit status 2.
+
 Add-ons with a ``preflight(settings)`` check (dataset directory writable, Redis
 answering, a resume that would not overwrite output) run it at the same point:
 a crawl that cannot start says why in one line and exits with status 1.
 
-A crawl whose health checks failed (stat ``health/failed``, set by
-:class:`topics_crawler.extensions.health.CrawlHealth`), or that closed for a
-reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
+A Parquet feed given with ``-o`` (append) whose file already holds data is refused
+the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
+and finding out at the end of the crawl would lose what it scraped.
+
+A crawl where a write failed (stat ``write_failed``, see
+:func:`topics_crawler.errors.record_write_failure`), whose health checks failed (stat
+``health/failed``, set by :class:`topics_crawler.extensions.health.CrawlHealth`), or that
+closed for a reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
 ``shutdown``…), exits with status 1.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import urlsplit
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
-from topics_crawler.errors import CrawlNotStarted
+from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted
+from topics_crawler.exporters import ParquetItemExporter
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
+from topics_crawler.settings_check import settings_error
 
 if TYPE_CHECKING:
     import argparse
 
-    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
@@ -54,12 +66,44 @@ def preflight_error(settings: BaseSettings) -> str | None:
     return None
 
 
+def local_feed_path(uri: str) -> Path | None:
+    """The local file a feed URI names (plain path or ``file://``), None for other
+    storages and for URIs with ``%(name)s`` placeholders."""
+    if "%(" in uri:
+        return None
+    parts = urlsplit(uri)
+    if parts.scheme == "file":
+        return Path(parts.path)
+    if len(parts.scheme) <= 1:  # no scheme, or a Windows drive letter
+        return Path(uri)
+    return None
+
+
+def feed_append_error(settings: BaseSettings) -> str | None:
+    """Why an appending (``-o``) feed cannot be written: a non-empty Parquet file."""
+    exporters = {**settings.getdict("FEED_EXPORTERS_BASE"), **settings.getdict("FEED_EXPORTERS")}
+    for uri, options in settings.getdict("FEEDS").items():
+        if options.get("overwrite"):
+            continue
+        exporter = exporters.get(options.get("format", ""))
+        cls = load_object(exporter) if isinstance(exporter, str) else exporter
+        if not (isinstance(cls, type) and issubclass(cls, ParquetItemExporter)):
+            continue
+        path = local_feed_path(str(uri))
+        if path is not None and path.is_file() and path.stat().st_size > 0:
+            return (
+                f"{path} already holds data and a Parquet file cannot be appended to: "
+                f"use -O {uri}:{options['format']} to replace it, or another file name"
+            )
+    return None
+
+
 def crawl_failed(crawler: Crawler) -> bool:
     """True when the crawl's health checks failed or it closed for a failure reason."""
     stats = crawler.stats
     if stats is None:
         return False
-    if stats.get_value(HEALTH_FAILED_STAT):
+    if stats.get_value(HEALTH_FAILED_STAT) or stats.get_value(WRITE_FAILED_STAT):
         return True
     reason = str(stats.get_value("finish_reason") or "finished")
     return reason != "finished" and not reason.startswith("closespider_")
@@ -103,17 +147,26 @@ class Command(ScrapyCrawlCommand):
         error = spider_argument_error(args[0], opts.spargs, self.settings)
         if error is not None:
             refuse(f"scrapy crawl {args[0]}: error: {error}")
+        feed_error = feed_append_error(self.settings)
+        if feed_error is not None:
+            refuse(f"scrapy crawl {args[0]}: error: {feed_error}")
+        bad_setting = settings_error(self.settings)
+        if bad_setting is not None:
+            refuse(f"scrapy crawl {args[0]}: error: {bad_setting}")
         not_started = preflight_error(self.settings)
         if not_started is not None:
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {not_started}", 1)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        self._crawlers: list[Crawler] = []
-        super().run(args, opts)
-        if self.exitcode == 0 and any(crawl_failed(c) for c in self._crawlers):
-            self.exitcode = CRAWL_FAILURE_EXIT
+        """Scrapy's crawl, through the public ``CrawlerProcess`` API, keeping the crawler.
 
-    def _create_crawler(self, spidercls: type[Spider] | str) -> Crawler:
-        crawler = super()._create_crawler(spidercls)
-        self._crawlers.append(crawler)  # kept to read its verdict after the crawl
-        return crawler
+        The crawler is kept to read its verdict once the crawl is over. (Scrapy's own
+        ``run`` also warns when ``-o`` is given with the feed exporter disabled; this
+        project always enables it.)
+        """
+        assert self.crawler_process is not None
+        crawler = self.crawler_process.create_crawler(args[0])
+        self.crawler_process.crawl(crawler, **opts.spargs)
+        self.crawler_process.start()
+        if self.crawler_process.bootstrap_failed or crawl_failed(crawler):
+            self.exitcode = CRAWL_FAILURE_EXIT

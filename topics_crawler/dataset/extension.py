@@ -1,20 +1,21 @@
-"""The extension that merges a crawl's staging feeds into the dataset and writes the manifest.
+"""The extension that stages a crawl's items and commits them into the dataset.
 
-Enabled by :class:`~topics_crawler.dataset.addon.DatasetAddon`. It records when the
-spider opened and why it closed, and on ``feed_exporter_closed`` (every feed file is
-complete) merges each staging file into the dataset under a file lock, rewrites
-``manifest.json`` and removes the staging folder. A failed merge is logged, counted in
-``dataset/merge_failed`` and leaves the dataset as it was and the staging folder in place.
+Enabled by :class:`~topics_crawler.dataset.addon.DatasetAddon`. On ``spider_opened``
+(the dataset's lock is held since the crawl started) it finishes a commit a crash
+interrupted and merges the stages killed crawls left (one log line each); each scraped
+item is then merged into this crawl's stage (:mod:`.stage`); on ``spider_closed`` the
+stage is committed (:mod:`.commit`). A failed write (disk full, permissions) is one
+error line naming the file and the cause, stops the crawl and makes it exit non-zero;
+the dataset stays as it was and the stage stays for the next crawl.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import shutil
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+import sqlite3
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
@@ -24,19 +25,26 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from topics_crawler.dataset.layout import ENTITIES, LOCK_NAME, Entity
-from topics_crawler.dataset.manifest import (
-    build_manifest,
-    check_schema_version,
-    write_manifest,
+from topics_crawler.dataset import lock
+from topics_crawler.dataset.commit import (
+    MergeResult,
+    apply_commit,
+    commit_stage,
+    decode_rows,
+    remove_unfinished,
 )
-from topics_crawler.dataset.merge import MergeResult, merge_jsonl, merge_parquet
+from topics_crawler.dataset.layout import ENTITIES, STAGING_NAME
+from topics_crawler.dataset.manifest import check_schema_version
+from topics_crawler.dataset.stage import STAGE_NAME, Stage
+from topics_crawler.errors import record_write_failure
 from topics_crawler.exporters import DEFAULT_ROW_GROUP_SIZE
+from topics_crawler.items import record_of
 
 logger = logging.getLogger(__name__)
 
 #: Settings recorded in the manifest when DATASET_MANIFEST_SETTINGS is not set.
 DEFAULT_MANIFEST_SETTINGS = ("BOT_NAME", "USER_AGENT", "ROBOTSTXT_OBEY")
+_ITEM_TYPES = frozenset(entity.item_type for entity in ENTITIES)
 
 
 def utc_now() -> str:
@@ -79,117 +87,191 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-@contextmanager
-def dataset_lock(directory: Path) -> Iterator[None]:
-    """Exclusive lock on the dataset, so two crawls never merge into it at once."""
-    with (directory / LOCK_NAME).open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def leftover_stages(dataset_dir: Path, own: Path) -> list[Path]:
+    """Staging folders of other (killed) crawls, oldest first."""
+    staging = dataset_dir / STAGING_NAME
+    if not staging.is_dir():
+        return []
+    return sorted(p for p in staging.iterdir() if p.is_dir() and p != own.parent)
+
+
+def stage_of_folder(folder: Path) -> Stage:
+    """The stage of a leftover staging folder; a schema-1 folder (per-type Parquet feeds)
+    is read into a new stage first."""
+    stage = Stage.open(folder / STAGE_NAME)
+    for entity in ENTITIES:
+        old = folder / entity.parquet_name
+        if old.exists() and old.stat().st_size:
+            try:
+                rows = decode_rows(pq.read_table(old))
+            except Exception:  # a feed cut short by the kill has no footer
+                logger.warning("Skipped %s: not a complete Parquet file", old)
+                continue
+            for row in rows:
+                stage.put(entity.item_type, row)
+            old.unlink()
+    return stage
 
 
 class DatasetExtension:
-    """Merge the staging feeds into ``DATASET_DIR`` at the end of the crawl."""
+    """Stage the crawl's items in ``DATASET_STAGE``; commit them into ``DATASET_DIR``."""
 
-    def __init__(self, crawler: Crawler, dataset_dir: Path, staging_dir: Path) -> None:
+    def __init__(self, crawler: Crawler, dataset_dir: Path, stage_path: Path) -> None:
         self.crawler = crawler
         self.dataset_dir = dataset_dir
-        self.staging_dir = staging_dir
+        self.stage_path = stage_path
         settings = crawler.settings
         self.row_group_size = settings.getint("PARQUET_ROW_GROUP_SIZE", DEFAULT_ROW_GROUP_SIZE)
         self.manifest_settings = settings.getlist(
             "DATASET_MANIFEST_SETTINGS", list(DEFAULT_MANIFEST_SETTINGS)
         )
+        self.jobdir = settings.get("JOBDIR") if not settings.get("REDIS_URL") else None
+        self.stage: Stage | None = None
+        self.failed: str | None = None
         self.started_at: str | None = None
-        self.finish_reason: str | None = None
         self.spider: Spider | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         dataset_dir = crawler.settings.get("DATASET_DIR")
-        staging_dir = crawler.settings.get("DATASET_STAGING_DIR")
-        if not dataset_dir or not staging_dir:
+        stage_path = crawler.settings.get("DATASET_STAGE")
+        if not dataset_dir or not stage_path:
             raise NotConfigured  # enabled by DatasetAddon when DATASET_DIR is set
-        extension = cls(crawler, Path(dataset_dir), Path(staging_dir))
+        extension = cls(crawler, Path(dataset_dir), Path(stage_path))
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
-        crawler.signals.connect(extension.feed_exporter_closed, signal=signals.feed_exporter_closed)
         return extension
+
+    # --- the crawl ----------------------------------------------------------------------
 
     def spider_opened(self, spider: Spider) -> None:
         self.spider = spider
         self.started_at = utc_now()
+        lock.acquire(self.dataset_dir)
+        try:
+            self.recover()
+            resumed = self.stage_path.exists()
+            self.stage = Stage.open(self.stage_path)
+            for entity in ENTITIES if resumed else ():
+                count = self.stage.count(entity.item_type)
+                self.crawler.stats.set_value(f"dataset/resumed/{entity.item_type}", count)
+        except (OSError, sqlite3.Error) as exc:
+            self._fail(exc, self.dataset_dir)
+            return
+        if self.jobdir:
+            from topics_crawler.resume.journal import CrawlJournal  # noqa: PLC0415 (optional)
+
+            CrawlJournal.for_jobdir(self.jobdir).add_commit_hook(self._before_checkpoint)
+
+    def item_scraped(self, item: Any) -> None:
+        record = record_of(item)
+        item_type = record.get("item_type") if record else None
+        if self.stage is None or record is None or item_type not in _ITEM_TYPES:
+            return
+        try:
+            self.stage.put(str(item_type), record)
+        except (OSError, sqlite3.Error) as exc:
+            self._fail(exc, self.stage_path)
+
+    def _before_checkpoint(self) -> None:
+        """A ``JOBDIR`` checkpoint marks pages done: their rows must be staged first."""
+        if self.failed:
+            raise OSError(f"the dataset stage cannot be written ({self.failed})")
+        if self.stage is not None:
+            self.stage.commit()
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        self.finish_reason = reason
-
-    def feed_exporter_closed(self) -> None:
         try:
-            self.merge()
-        except Exception:
-            self.crawler.stats.inc_value("dataset/merge_failed")
-            logger.exception(
-                "Dataset %s not updated; this crawl's files stay in %s",
-                self.dataset_dir,
-                self.staging_dir,
+            if self.stage is not None and not self.failed:
+                self.commit(reason)
+        except (OSError, sqlite3.Error) as exc:
+            self._fail(exc, self.dataset_dir)
+        finally:
+            held = lock.held(self.dataset_dir)
+            if held is not None:
+                held.release()
+
+    def _fail(self, exc: BaseException, where: Path) -> None:
+        """One line naming the file and the cause; the crawl stops and exits non-zero."""
+        if self.failed:
+            return
+        path = getattr(exc, "filename", None) or where
+        cause = getattr(exc, "strerror", None) or str(exc)
+        self.failed = f"{path}: {cause}"
+        record_write_failure(
+            self.crawler,
+            "dataset",
+            f"Dataset {self.dataset_dir} not updated: "
+            f"cannot write {self.failed}; this crawl's rows stay in "
+            f"{self.stage_path.parent} for the next crawl",
+        )
+
+    # --- commits ------------------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Finish an interrupted commit, merge the stages of killed crawls, tidy up."""
+        finished = apply_commit(self.dataset_dir)
+        if finished:
+            logger.info(
+                "Dataset %s: finished the interrupted commit of %s", self.dataset_dir, finished
             )
+        for path in remove_unfinished(self.dataset_dir):
+            logger.info(
+                "Dataset %s: removed %s of an unfinished commit", self.dataset_dir, path.name
+            )
+        for folder in leftover_stages(self.dataset_dir, self.stage_path):
+            stage = stage_of_folder(folder)
+            rows = stage.total()
+            run = {**self._run_record("killed"), "run_id": folder.name, "recovered_by": self.run_id}
+            commit_stage(
+                self.dataset_dir,
+                stage,
+                run,
+                check_schema_version(self.dataset_dir),
+                self.row_group_size,
+            )
+            self.crawler.stats.inc_value("dataset/recovered_rows", rows)
+            logger.warning(
+                "Dataset %s: merged %d rows left by the killed crawl %s (its other pages are "
+                "fetched again by this crawl)",
+                self.dataset_dir,
+                rows,
+                folder.name,
+            )
+        if not self.stage_path.exists():
+            shutil.rmtree(self.stage_path.parent, ignore_errors=True)
 
-    def merge(self) -> dict[str, MergeResult]:
-        """Merge every staged entity file into the dataset, then rewrite the manifest."""
-        with dataset_lock(self.dataset_dir):
-            previous = check_schema_version(self.dataset_dir)
-            results = {entity.item_type: self._merge_entity(entity) for entity in ENTITIES}
-            counts = {item_type: result.rows for item_type, result in results.items()}
-            run = self._run_record({t: r.added for t, r in results.items()})
-            write_manifest(self.dataset_dir, build_manifest(previous, run, counts))
-        self._remove_staging()
-        self._record_stats(results)
-        return results
+    @property
+    def run_id(self) -> str:
+        return self.stage_path.parent.name
 
-    def _merge_entity(self, entity: Entity) -> MergeResult:
-        parquet = self.staging_dir / entity.parquet_name
-        jsonl = self.staging_dir / entity.jsonl_name
-        target = self.dataset_dir / entity.parquet_name
-        if not parquet.exists():
-            return MergeResult(rows=_parquet_rows(target), added=0)
-        result = merge_parquet(entity, parquet, target, self.row_group_size)
-        if jsonl.exists():
-            merge_jsonl(entity, jsonl, self.dataset_dir / entity.jsonl_name)
-        return result
-
-    def _remove_staging(self) -> None:
-        """Delete this crawl's staging folder, and ``.staging`` itself once it is empty."""
-        shutil.rmtree(self.staging_dir, ignore_errors=True)
-        with suppress(OSError):
-            self.staging_dir.parent.rmdir()
-
-    def _run_record(self, added: dict[str, int]) -> dict[str, Any]:
-        arguments = spider_arguments(self.spider) if self.spider else {}
-        settings = self.crawler.settings
-        return {
-            "spider": self.spider.name if self.spider else None,
-            "started_at": self.started_at or utc_now(),
-            "finished_at": utc_now(),
-            "finish_reason": self.finish_reason or self.crawler.stats.get_value("finish_reason"),
-            "tags": spider_tags(self.spider, arguments) if self.spider else [],
-            "arguments": arguments,
-            "settings": {name: json_safe(settings.get(name)) for name in self.manifest_settings},
-            "items": added,
-        }
-
-    def _record_stats(self, results: dict[str, MergeResult]) -> None:
+    def commit(self, reason: str) -> dict[str, MergeResult]:
+        """Commit this crawl's stage into the dataset."""
+        assert self.stage is not None
+        previous = check_schema_version(self.dataset_dir)
+        results = commit_stage(
+            self.dataset_dir, self.stage, self._run_record(reason), previous, self.row_group_size
+        )
+        self.stage = None
         stats = self.crawler.stats
         for item_type, result in results.items():
             stats.set_value(f"dataset/rows/{item_type}", result.rows)
             stats.set_value(f"dataset/added/{item_type}", result.added)
         summary = ", ".join(f"{t} {r.rows} (+{r.added})" for t, r in results.items())
         logger.info("Dataset %s updated: %s", self.dataset_dir, summary)
+        return results
 
-
-def _parquet_rows(path: Path) -> int:
-    """Rows of an existing dataset file, 0 when there is none."""
-    if not path.exists():
-        return 0
-    return int(pq.ParquetFile(path).metadata.num_rows)
+    def _run_record(self, reason: str) -> dict[str, Any]:
+        arguments = spider_arguments(self.spider) if self.spider else {}
+        settings = self.crawler.settings
+        return {
+            "run_id": self.run_id,
+            "spider": self.spider.name if self.spider else None,
+            "started_at": self.started_at or utc_now(),
+            "finished_at": utc_now(),
+            "finish_reason": reason,
+            "tags": spider_tags(self.spider, arguments) if self.spider else [],
+            "arguments": arguments,
+            "settings": {name: json_safe(settings.get(name)) for name in self.manifest_settings},
+        }

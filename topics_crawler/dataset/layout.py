@@ -2,7 +2,8 @@
 
 ``<DATASET_DIR>/stories.parquet`` + ``stories.jsonl`` (likewise ``authors``,
 ``publications``, ``tag_pages``, ``responses``), ``manifest.json``, ``rejects.jsonl`` (validate
-pipeline), ``.state/`` (dedupe pipeline) and ``.staging/<run>/`` while a crawl runs.
+pipeline), ``.state/`` (dedupe pipeline), ``.lock`` (the crawl writing it, :mod:`.lock`)
+and ``.staging/<run>/stage.sqlite`` while a crawl runs (:mod:`.stage`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from topics_crawler.items import (
 
 MANIFEST_NAME = "manifest.json"
 STAGING_NAME = ".staging"
-LOCK_NAME = ".dataset.lock"
 
 
 @dataclass(frozen=True)
@@ -71,18 +71,3 @@ def data_files(directory: Path) -> list[Path]:
     """The entity files (Parquet and JSONL) that exist in ``directory``."""
     names = [name for e in ENTITIES for name in (e.parquet_name, e.jsonl_name)]
     return [directory / name for name in names if (directory / name).exists()]
-
-
-def staging_feeds(staging_dir: Path) -> dict[str, dict[str, Any]]:
-    """``FEEDS`` entries writing each entity type to Parquet and JSONL in ``staging_dir``."""
-    feeds: dict[str, dict[str, Any]] = {}
-    for entity in ENTITIES:
-        class_path = f"{entity.item_class.__module__}.{entity.item_class.__qualname__}"
-        common = {"item_classes": [class_path], "overwrite": True, "store_empty": True}
-        feeds[(staging_dir / entity.parquet_name).as_uri()] = {
-            "format": "parquet",
-            "item_export_kwargs": {"item_class": class_path},
-            **common,
-        }
-        feeds[(staging_dir / entity.jsonl_name).as_uri()] = {"format": "jsonlines", **common}
-    return feeds

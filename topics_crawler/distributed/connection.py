@@ -50,9 +50,40 @@ class RedisKeys:
     def workers_pattern(self) -> str:
         return f"{self.prefix}:worker:*"
 
+    def processing(self, worker_id: str) -> str:
+        """Hash of the requests ``worker_id`` has taken and not finished (lease → request)."""
+        return f"{self.prefix}:processing:{worker_id}"
+
+    @property
+    def processing_pattern(self) -> str:
+        return f"{self.prefix}:processing:*"
+
+    def owned(self, worker_id: str) -> str:
+        """Set of the item keys ``worker_id`` stored in :attr:`items` since its last checkpoint."""
+        return f"{self.prefix}:owned:{worker_id}"
+
+    @property
+    def owned_pattern(self) -> str:
+        return f"{self.prefix}:owned:*"
+
+    @property
+    def lease_counter(self) -> str:
+        return f"{self.prefix}:lease-seq"
+
+    @property
+    def marker(self) -> str:
+        """The crawl marker: ``<crawl id>`` while a crawl runs, ``<crawl id> finished`` after."""
+        return f"{self.prefix}:crawl"
+
+    def worker_of(self, key: bytes | str, pattern: str) -> str:
+        """The worker id at the end of a ``processing:``/``owned:`` key."""
+        text = key.decode() if isinstance(key, bytes) else key
+        return text[len(pattern) - 1 :]
+
     def crawl_keys(self) -> tuple[str, ...]:
-        """What one crawl leaves behind (deleted by the last worker of a finished crawl)."""
-        return (self.requests, self.seen, self.items)
+        """What one crawl leaves behind (deleted by the last worker of a finished crawl;
+        the marker stays, saying the crawl finished)."""
+        return (self.requests, self.seen, self.items, self.lease_counter)
 
 
 def redact(url: str) -> str:

@@ -7,6 +7,11 @@ entity is exported once across workers. The hash lives as long as the crawl (the
 last worker of a finished crawl deletes it); cross-run "only new or changed"
 comes from the dataset merge. If Redis goes away the state answers "never seen"
 (the worker is stopping; a duplicate is better than a lost item).
+
+Each key a worker stores is also added to ``<prefix>:owned:<worker>`` until the
+worker's next checkpoint (:mod:`.checkpoint`) has the item on disk: if the worker
+dies first, the keys are forgotten with its leases, and the item is exported by
+the worker that fetches its page again.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import redis
 from scrapy.settings import BaseSettings
 
 from topics_crawler.distributed.connection import REDIS_DOWN_ERRORS, RedisKeys, redis_client
+from topics_crawler.distributed.workers import worker_id
 
 logger = logging.getLogger(__name__)
 
@@ -26,14 +32,16 @@ logger = logging.getLogger(__name__)
 class RedisDedupeState:
     """Key → content hashes in one Redis hash."""
 
-    def __init__(self, server: redis.Redis, key: str) -> None:
+    def __init__(self, server: redis.Redis, key: str, owned_key: str | None = None) -> None:
         self.server = server
         self.key = key
+        self.owned_key = owned_key
         self._warned = False
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
-        return cls(redis_client(settings), RedisKeys.from_settings(settings).items)
+        keys = RedisKeys.from_settings(settings)
+        return cls(redis_client(settings), keys.items, keys.owned(worker_id()))
 
     def get(self, key: str) -> frozenset[str]:
         try:
@@ -46,7 +54,11 @@ class RedisDedupeState:
 
     def put(self, key: str, hashes: Iterable[str]) -> None:
         try:
-            self.server.hset(self.key, key, " ".join(sorted(hashes)))
+            with self.server.pipeline(transaction=True) as pipe:
+                pipe.hset(self.key, key, " ".join(sorted(hashes)))
+                if self.owned_key is not None:
+                    pipe.sadd(self.owned_key, key)
+                pipe.execute()
         except REDIS_DOWN_ERRORS as exc:
             self._warn(exc)
 

@@ -8,7 +8,13 @@ changes three things:
   own SHA1 of the URL, so the shared seen-set agrees with ``JOBDIR``, the HTTP cache
   and the dedupe of a single-process crawl;
 * a lost Redis stops the worker with one error line (reason ``redis_lost``)
-  instead of an error per request; what it exported stays as written.
+  instead of an error per request; what it exported stays as written;
+* the queue is :class:`~topics_crawler.distributed.leases.LeasedPriorityQueue`:
+  a request taken is leased to this worker until its page is on disk, and a new
+  request is checked against the seen-set and queued in one step;
+* on open it joins the crawl named by the crawl marker
+  (:mod:`~topics_crawler.distributed.marker`) and cuts its feeds back to its last
+  checkpoint (a worker started again after a kill).
 
 It also avoids the calls scrapy-redis 0.9.1 makes that Scrapy 2.19 deprecates
 (``spider=`` in stats calls, ``Spider.log``), so no warning needs filtering.
@@ -34,6 +40,15 @@ from topics_crawler.distributed.connection import (
     connect,
     redact,
 )
+from topics_crawler.distributed.leases import LeasedPriorityQueue
+from topics_crawler.distributed.local_state import (
+    cut_feeds_back,
+    local_feed_paths,
+    remember_crawl,
+    state_dir,
+)
+from topics_crawler.distributed.marker import join_crawl
+from topics_crawler.distributed.workers import worker_id
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -41,7 +56,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_QUEUE_CLASS = "scrapy_redis.queue.PriorityQueue"
+DEFAULT_QUEUE_CLASS = "topics_crawler.distributed.leases.LeasedPriorityQueue"
 REDIS_LOST_REASON = "redis_lost"
 
 
@@ -69,6 +84,7 @@ class RedisScheduler(Scheduler):
     redis_url: str
     """``REDIS_URL`` without its password, for log lines."""
     redis_lost: bool = False
+    crawl_id: str | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -97,22 +113,44 @@ class RedisScheduler(Scheduler):
 
     def open(self, spider: Spider) -> None:
         self.spider = spider
-        self.queue = load_object(self.queue_cls)(
-            server=self.server, spider=spider, key=self.queue_key, serializer=self.serializer
+        settings = self.crawler.settings
+        keys = RedisKeys.from_settings(settings)
+        queue_cls = load_object(self.queue_cls)
+        extra = {"keys": keys, "worker": worker_id()} if queue_cls is LeasedPriorityQueue else {}
+        self.queue = queue_cls(
+            server=self.server,
+            spider=spider,
+            key=self.queue_key,
+            serializer=self.serializer,
+            **extra,
         )
+        folder = state_dir(settings)
+        cut_feeds_back(folder, local_feed_paths(settings))
+        self.crawl_id = self._call(join_crawl, self.server, keys, default=None)
+        if self.crawl_id is not None:
+            remember_crawl(folder, self.crawl_id)
         queued = self._call(len, self.queue, default=0)
         if queued:
-            logger.info("Joining a crawl with %d requests queued in Redis", queued)
+            logger.info("Joining crawl %s with %d requests queued in Redis", self.crawl_id, queued)
 
     def close(self, reason: str) -> None:
         """Leave the shared state alone: other workers may still use it."""
 
     def enqueue_request(self, request: Request) -> bool:
-        if not request.dont_filter and self._call(self.df.request_seen, request, default=True):
-            self._count("scheduler/filtered/redis")
-            return False
-        if self._call(self.queue.push, request, default=False) is False:
-            return False
+        fingerprint = "" if request.dont_filter else self.df.request_fingerprint(request)
+        if isinstance(self.queue, LeasedPriorityQueue):
+            queued = self._call(self.queue.push, request, fingerprint, default=None)
+            if queued is None:
+                return False  # Redis is gone
+            if not queued:
+                self._count("scheduler/filtered/redis")
+                return False
+        else:
+            if fingerprint and self._call(self.df.request_seen, request, default=True):
+                self._count("scheduler/filtered/redis")
+                return False
+            if self._call(self.queue.push, request, default=False) is False:
+                return False
         self._count("scheduler/enqueued/redis")
         return True
 

@@ -8,7 +8,13 @@ Checks (each off unless configured):
   deleted entities excluded) over pages attempted (``parse/pages/*`` +
   ``fetch/failed/*``);
 * ``HEALTH_MAX_REJECT_RATIO`` — items the validate pipeline rejected
-  (``validate/rejected/<type>``) over items it saw (rejected + ``validate/valid/<type>``).
+  (``validate/rejected/<type>``) over items it saw (rejected + ``validate/valid/<type>``);
+* ``HEALTH_MIN_COVERAGE`` — the drift alarm: ``{"tag": 0.5, "story/published_at": 0.2}``,
+  the least share of parsed pages of a kind (a key ``<kind>``: each of its core fields;
+  ``<kind>/<field>``: that field) that gave the field, from the ``coverage/*`` stats of
+  :mod:`topics_crawler.pages.coverage`; judged once ``HEALTH_COVERAGE_MIN_PAGES`` pages
+  of the kind were parsed. Its failure is one plain line, e.g. ``tag pages: 3 of 3 listed
+  no stories — Medium's markup may have changed; …``.
 
 A failed check is logged as an error with its figures and counted as
 ``health/failed/<check>``; ``health/failed`` is then True. Scrapy's exit
@@ -28,6 +34,9 @@ from itemadapter import ItemAdapter
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
+from topics_crawler.errors import WRITE_FAILED_REASON
+from topics_crawler.pages.coverage import CORE_FIELDS, FOUND_STAT, PAGES_STAT
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
@@ -46,13 +55,18 @@ class HealthConfig:
     min_items: Mapping[str, int] = field(default_factory=dict)
     max_failure_ratio: float | None = None
     max_reject_ratio: float | None = None
+    min_coverage: Mapping[str, float] = field(default_factory=dict)
+    coverage_min_pages: int = 1
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
+        coverage = settings.getdict("HEALTH_MIN_COVERAGE")
         return cls(
             min_items={str(k): int(v) for k, v in settings.getdict("HEALTH_MIN_ITEMS").items()},
             max_failure_ratio=_optional_float(settings.get("HEALTH_MAX_FAILURE_RATIO")),
             max_reject_ratio=_optional_float(settings.get("HEALTH_MAX_REJECT_RATIO")),
+            min_coverage={str(k): float(v) for k, v in coverage.items() if v is not None},
+            coverage_min_pages=settings.getint("HEALTH_COVERAGE_MIN_PAGES", 1),
         )
 
     @property
@@ -60,7 +74,8 @@ class HealthConfig:
         return (
             not self.min_items
             and self.max_failure_ratio is None
-            and (self.max_reject_ratio is None)
+            and self.max_reject_ratio is None
+            and not self.min_coverage
         )
 
 
@@ -97,13 +112,15 @@ def ratio(part: int, whole: int) -> float:
 def _min_items_check(
     item_type: str, minimum: int, exported: int, stats: Mapping[str, Any]
 ) -> CheckResult:
-    """Valid entities found: exported now, or unchanged since the last run (an
-    incremental crawl that finds nothing new is healthy)."""
+    """Valid entities found: exported now, unchanged since the last run (an
+    incremental crawl that finds nothing new is healthy), or staged by the killed
+    process of a resumed dataset job (``dataset/resumed/<type>``)."""
     unchanged = int(stats.get(f"dedupe/unchanged/{item_type}", 0))
-    found = exported + unchanged
-    detail = (
-        f"{found} {item_type} items ({exported} exported, {unchanged} unchanged), minimum {minimum}"
-    )
+    resumed = int(stats.get(f"dataset/resumed/{item_type}", 0))
+    found = exported + unchanged + resumed
+    detail = f"{found} {item_type} items ({exported} exported, {unchanged} unchanged"
+    detail += f", {resumed} staged before the resume)" if resumed else ")"
+    detail += f", minimum {minimum}"
     return CheckResult(f"min_items/{item_type}", found >= minimum, detail)
 
 
@@ -139,6 +156,35 @@ def evaluate(
                 f"maximum {config.max_reject_ratio:.1%}",
             )
         )
+    results += coverage_checks(config.min_coverage, config.coverage_min_pages, stats)
+    return results
+
+
+#: How a page without the core field reads in the alarm ("3 of 3 listed no stories").
+COVERAGE_PHRASES = {"stories": "listed no stories", "name": "had no name"}
+DRIFT_HINT = (
+    "Medium's markup may have changed; run extract on a saved page (REPLAY_MODE=record) to see"
+)
+
+
+def coverage_checks(
+    min_coverage: Mapping[str, float], min_pages: int, stats: Mapping[str, Any]
+) -> list[CheckResult]:
+    """One check per kind and core field with a threshold: the share of parsed pages of
+    the kind that gave the field must reach it (``coverage/<kind>/…`` stats)."""
+    results = []
+    for kind, fields in sorted(CORE_FIELDS.items()):
+        pages = int(stats.get(PAGES_STAT.format(kind=kind), 0))
+        if pages < max(min_pages, 1):
+            continue
+        for name in fields:
+            minimum = min_coverage.get(f"{kind}/{name}", min_coverage.get(kind))
+            if minimum is None:
+                continue
+            found = int(stats.get(FOUND_STAT.format(kind=kind, field=name), 0))
+            phrase = COVERAGE_PHRASES.get(name, f"had no {name}")
+            detail = f"{kind} pages: {pages - found} of {pages} {phrase} — {DRIFT_HINT}"
+            results.append(CheckResult(f"coverage/{kind}/{name}", found >= minimum * pages, detail))
     return results
 
 
@@ -166,11 +212,20 @@ class CrawlHealth:
         self.items[str(item_type)] += 1
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
+        if getattr(spider, "one_page_run", False):  # scrapy parse / shell: no crawl to judge
+            logger.info("One-page run: no crawl-level health checks")
+            return
+        if reason == WRITE_FAILED_REASON:  # already failed, with its one line
+            logger.info("Health checks skipped: the crawl stopped on a failed write")
+            return
         results = evaluate(self.config, self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]
         for result in failed:
             self.stats.set_value(f"health/failed/{result.name}", result.detail)
-            logger.error("Health check %s failed: %s", result.name, result.detail)
+            if result.name.startswith("coverage/"):
+                logger.error("%s", result.detail)  # already one plain sentence
+            else:
+                logger.error("Health check %s failed: %s", result.name, result.detail)
         self.stats.set_value(HEALTH_FAILED_STAT, bool(failed))
         if not failed:
             logger.info("Health checks passed (%d checks, close reason %s)", len(results), reason)

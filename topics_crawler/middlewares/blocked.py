@@ -4,11 +4,13 @@ Sits below the HTTP compression (590) and redirect (600) middlewares, so it
 sees decompressed bodies and the URL a redirect chain ended on. A response
 that :func:`~topics_crawler.pages._blocked.detect_block` recognises is
 replaced by a retry of the originally requested URL (``BLOCKED_RETRY_TIMES``
-times, counted apart from retries for other errors; waiting ``RETRY_BACKOFF_BASE``
-doubled per attempt) carrying ``meta["render_reason"]`` — the hook for a browser
-download handler to take over such requests. When retries run out the request fails with
-:class:`Challenge` or :class:`SigninWall`; the spider's errback turns the
-exception's name into the failure reason (``challenge`` / ``signin_wall``).
+times, counted apart from retries for other errors) carrying ``meta["render_reason"]``
+— the hook for a browser download handler to take over such requests. When retries
+run out the request fails with :class:`Challenge` or :class:`SigninWall`; the spider's
+errback turns the exception's name into the failure reason (``challenge`` / ``signin_wall``).
+The retry is returned at once, as every retry is: it carries a not-before time
+(``meta["retry_not_before"]``, ``RETRY_BACKOFF_BASE`` doubled per block) that its
+download slot honours (:mod:`topics_crawler.middlewares.rate`); nothing sleeps here.
 A redirect into the sign-in flow usually never gets a response: Medium's
 robots.txt disallows ``/m/``, so the robots middleware refuses the redirected
 request; that refusal is caught here too and treated as the sign-in wall it is.
@@ -18,6 +20,7 @@ Counted as ``blocked/<reason>`` and ``blocked/gave_up/<reason>``.
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Self
 from urllib.parse import urlsplit
 
@@ -25,14 +28,13 @@ from scrapy import Request
 from scrapy.downloadermiddlewares.retry import get_retry_request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
-from scrapy.utils.asyncio import sleep
 
 from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
-from topics_crawler.middlewares.retry_after import backoff_delay
+from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META, backoff_delay
 from topics_crawler.pages._blocked import Block, BlockReason, detect_block, is_signin_url
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Callable
 
     from scrapy.crawler import Crawler
 
@@ -111,7 +113,7 @@ class BlockedPageMiddleware:
         self.retry_times = retry_times
         self.backoff_base = backoff_base
         self.backoff_max = crawler.settings.getfloat("RETRY_BACKOFF_MAX", 60.0)
-        self.sleep: Callable[[float], Awaitable[None]] = sleep
+        self.clock: Callable[[], float] = time.time
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -126,7 +128,7 @@ class BlockedPageMiddleware:
         """Remember the URL first asked for (this runs before the mirror rewrites it)."""
         request.meta.setdefault(ORIGIN_URL_META, request.url)
 
-    async def process_response(self, request: Request, response: Response) -> Request | Response:
+    def process_response(self, request: Request, response: Response) -> Request | Response:
         headers = {
             name: (response.headers.get(name) or b"").decode("latin-1")
             for name in ("Location", "cf-mitigated")
@@ -134,19 +136,19 @@ class BlockedPageMiddleware:
         block = detect_block(response.status, response.url, response.body, headers)
         if block is None:
             return response
-        return await self._retry_or_fail(request, block, response.status)
+        return self._retry_or_fail(request, block, response.status)
 
-    async def process_exception(self, request: Request, exception: Exception) -> Request | None:
+    def process_exception(self, request: Request, exception: Exception) -> Request | None:
         """A redirect into the sign-in flow refused by robots.txt (``Disallow: /m/``) is a wall."""
         if not isinstance(exception, IgnoreRequest) or isinstance(exception, BlockedPage):
             return None
         if not request.meta.get("redirect_urls") or not is_signin_url(request.url):
             return None
         block = Block("signin_wall", f"redirect to {urlsplit(request.url).path}")
-        return await self._retry_or_fail(request, block, SIGNIN_REDIRECT_STATUS)
+        return self._retry_or_fail(request, block, SIGNIN_REDIRECT_STATUS)
 
-    async def _retry_or_fail(self, request: Request, block: Block, status: int) -> Request:
-        """A retry of the original request after the backoff, or the block's exception."""
+    def _retry_or_fail(self, request: Request, block: Block, status: int) -> Request:
+        """A retry of the original request (not before its backoff), or the block's exception."""
         stats = self.crawler.stats
         assert stats is not None
         stats.inc_value(f"blocked/{block.reason}")
@@ -156,7 +158,7 @@ class BlockedPageMiddleware:
             raise _EXCEPTIONS[block.reason](request.url, status, block.evidence)
         wait = backoff_delay(blocked_times(retry), self.backoff_base, self.backoff_max)
         logger.warning(
-            "%s on %s (%s); retry %d in %.1fs",
+            "%s on %s (%s); retry %d not before %.1fs from now",
             block.reason,
             request.url,
             block.evidence,
@@ -164,7 +166,7 @@ class BlockedPageMiddleware:
             wait,
         )
         if wait > 0:
-            await self.sleep(wait)
+            retry.meta[RETRY_NOT_BEFORE_META] = self.clock() + wait
         return retry
 
     def _retry_request(self, request: Request, block: Block) -> Request | None:

@@ -5,25 +5,26 @@
 - ``never``: plain HTTP for everything;
 - ``always``: every page request is rendered;
 - ``auto`` (default): plain HTTP first. A request carrying ``meta["render_reason"]``
-  — a challenge or sign-in wall retry (:mod:`.blocked`), a tag history whose
-  GraphQL endpoint failed (``history_fallback``) — is rendered. A plain response
-  that lacks what its page should carry (:func:`~topics_crawler.browser.completeness.
-  missing_data`: a tag page without "Who to follow" or with fewer cards than the
-  spider's ``max_stories``, a story page without its story …) is asked again through
-  the browser, counted as ``render/fallback/<what>``.
+  is rendered: a challenge or sign-in wall retry (:mod:`.blocked`), a tag history whose
+  GraphQL endpoint failed (``history_fallback``), or a page whose plain answer lacked
+  what it should carry — the page result's ``needs_browser`` signal, turned into the
+  request by the spider (:mod:`topics_crawler.spiders._refetch`). This middleware never
+  parses a page: the decision is made where the parsed result is.
 
 Only GET requests for pages (``meta["entity_kind"]`` tag, story, author,
 publication) are ever rendered; robots.txt and GraphQL listings never are. A
 page is rendered at most once (``meta["render_count"]``); what the browser does
-comes from :mod:`topics_crawler.browser.actions` (tag pages load cards up to the
-spider's ``options.max_stories``). A rendered response gets the HTTP status of the
+comes from :mod:`topics_crawler.browser.actions`: tag pages load cards up to the
+spider's ``options.max_stories`` — except in history mode, where the GraphQL listing
+gives the stories and a tag page is rendered only for what it alone shows ("Who to
+follow"), never asked to load more cards. A rendered response gets the HTTP status of the
 document finally shown (a self-clearing challenge: 403 first, the page after).
 
-Sits between the decompression (590) and blocked-page (580) middlewares: it sees
-final, decompressed responses, and fixes a rendered page's status before the
-challenge detection looks at it. Stats: ``render/requests`` (and ``/<kind>``),
-``render/reason/<reason>``, ``render/fallback/<what>``, ``render/scroll/<stop>``,
-``render/incomplete/<what>``, ``render/skipped/<reason>`` (mode ``never``);
+Sits between the decompression (590) and blocked-page (580) middlewares: it fixes a
+rendered page's status before the challenge detection looks at it. Stats:
+``render/requests`` (and ``/<kind>``), ``render/reason/<reason>``,
+``render/scroll/<stop>``, ``render/skipped/<reason>`` (mode ``never``); the spider
+counts ``render/fallback/<what>`` and ``render/incomplete/<what>``;
 scrapy-playwright adds ``playwright/page_count`` and friends.
 """
 
@@ -41,11 +42,8 @@ from topics_crawler.browser.actions import (
     load_more_outcome,
     tag_page_actions,
 )
-from topics_crawler.browser.completeness import missing_data
 from topics_crawler.browser.config import BrowserConfig
-from topics_crawler.fingerprint import CANONICAL_URL_META
-from topics_crawler.middlewares.blocked import RENDER_REASON_META, original_request
-from topics_crawler.pages._blocked import detect_block
+from topics_crawler.middlewares.blocked import RENDER_REASON_META
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -124,29 +122,22 @@ class RenderPolicyMiddleware:
     def wanted_stories(self, reason: str | None) -> int | None:
         """Cards a tag page should list: the spider's ``max_stories``; without one, none
         beyond the first screen (0), or as many as the time budget allows (None) when the
-        browser stands in for the GraphQL history."""
+        browser stands in for the GraphQL history. In history mode the listing gives the
+        stories: none beyond the first screen, unless the browser stands in for it."""
         options = getattr(self.crawler.spider, "options", None)
         max_stories = getattr(options, "max_stories", None)
+        if getattr(options, "history", None) is not None and reason != HISTORY_FALLBACK:
+            return 0
         if isinstance(max_stories, int):
             return max_stories
         return None if reason == HISTORY_FALLBACK else 0
 
     # --- responses -----------------------------------------------------------------
 
-    def process_response(self, request: Request, response: Response) -> Request | Response:
+    def process_response(self, request: Request, response: Response) -> Response:
         if request.meta.get(PLAYWRIGHT_META):
             return self.rendered(request, response)
-        if self.config.mode != "auto" or request.meta.get(RENDER_COUNT_META, 0) >= 1:
-            return response
-        missing = self.missing(request, response)
-        if missing is None:
-            return response
-        self.stats.inc_value(f"render/fallback/{missing}")
-        logger.info(
-            "%s lacks %s over plain HTTP; asking the browser", self.page_url(request), missing
-        )
-        retry = original_request(request)
-        return retry.replace(dont_filter=True, meta={**retry.meta, RENDER_REASON_META: missing})
+        return response
 
     def rendered(self, request: Request, response: Response) -> Response:
         """A browser response: count how loading went, give it the final document's status."""
@@ -162,25 +153,4 @@ class RenderPolicyMiddleware:
             response = response.replace(
                 status=status, headers=Headers({"Content-Type": content_type})
             )
-        if self.config.mode == "auto" and response.status == 200:
-            missing = self.missing(request, response)
-            if missing is not None:
-                self.stats.inc_value(f"render/incomplete/{missing}")
-                logger.warning("%s still lacks %s after rendering", self.page_url(request), missing)
         return response
-
-    def missing(self, request: Request, response: Response) -> str | None:
-        """What a successful page of a known entity kind lacks, or None."""
-        kind = request.meta.get(ENTITY_KIND_META)
-        if kind is None or response.status != 200:
-            return None
-        headers = {"cf-mitigated": (response.headers.get("cf-mitigated") or b"").decode("latin-1")}
-        if detect_block(response.status, response.url, response.body, headers) is not None:
-            return None
-        wanted = self.wanted_stories(request.meta.get(RENDER_REASON_META))
-        return missing_data(str(kind), response.body, self.page_url(request), wanted or None)
-
-    @staticmethod
-    def page_url(request: Request) -> str:
-        """The canonical URL of the page (the mirror's URL is only where it was fetched)."""
-        return str(request.meta.get(CANONICAL_URL_META) or request.url)

@@ -1,52 +1,50 @@
-"""Retries with exponential backoff that honour ``Retry-After`` and slow a domain down on 429s.
+"""Retries returned at once, with a not-before time from ``Retry-After`` or a backoff.
 
 Takes the place of Scrapy's ``RetryMiddleware`` (same position, same settings:
 ``RETRY_ENABLED``, ``RETRY_TIMES``, ``RETRY_HTTP_CODES``, ``RETRY_EXCEPTIONS``,
 ``RETRY_PRIORITY_ADJUST`` and the ``dont_retry`` / ``max_retry_times`` meta
 keys) and builds every retry with Scrapy's own :func:`get_retry_request`, so the
-``retry/*`` stats and give-up logging stay Scrapy's. What it adds:
-
-* the retry waits — ``Retry-After`` (delta-seconds or HTTP-date, capped by
-  ``RETRY_AFTER_MAX``) when the server sent one, else ``RETRY_BACKOFF_BASE``
-  doubled per attempt up to ``RETRY_BACKOFF_MAX``. The wait is an asyncio /
-  Twisted sleep inside an ``async`` ``process_response``: the reactor keeps
-  running, only this request waits. Waits of ``RETRY_AFTER_LONG_WAIT`` seconds
-  or more are logged as warnings.
-* on a 429 (or any retried response carrying ``Retry-After``) the download
-  slot of the request — the mirror's host when ``MEDIUM_BASE_URL`` is set,
-  since the key is read from ``request.meta["download_slot"]`` — gets its
-  delay raised to at least the wait, so every request to that domain slows
-  down, not only the retried one. Each later successful response halves the
-  raised delay back towards what it was (AutoThrottle alone never reads
-  ``Retry-After``).
+``retry/*`` stats and give-up logging stay Scrapy's. What it adds: each retry
+carries ``meta["retry_not_before"]`` (epoch seconds) — the server's
+``Retry-After`` (delta-seconds or HTTP-date, capped by ``RETRY_AFTER_MAX``) when
+it sent one, else ``RETRY_BACKOFF_BASE`` doubled per attempt up to
+``RETRY_BACKOFF_MAX``. Like Scrapy's, it returns the retry at once: the request
+goes back to the scheduler and holds no download or concurrency slot while it
+waits; nothing sleeps here. The waiting is the download slot's job: the rate
+controller (:mod:`topics_crawler.middlewares.rate`) pauses the slot for a
+``Retry-After`` when the 429 arrives, and holds the retry in its slot until its
+not-before time when it comes back. Waits of ``RETRY_AFTER_LONG_WAIT`` seconds
+or more are logged as warnings. Stats: ``retry/wait_ms`` (not-before offsets),
+``retry/retry_after``.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 from scrapy import Request
 from scrapy.downloadermiddlewares.retry import get_retry_request
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
-from scrapy.utils.asyncio import sleep
 from scrapy.utils.misc import load_object
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Callable
 
-    from scrapy.core.downloader import Slot
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
 logger = logging.getLogger(__name__)
 
 TOO_MANY_REQUESTS = 429
+#: Request meta key: epoch seconds before which a retry should not be sent.
+RETRY_NOT_BEFORE_META = "retry_not_before"
 
 
 def parse_retry_after(value: str | bytes | None, now: datetime | None = None) -> float | None:
@@ -110,29 +108,6 @@ class RetryWaitPolicy:
         return backoff_delay(attempt, self.backoff_base, self.backoff_max)
 
 
-class SlotBrake:
-    """Raise a download slot's delay after a rate limit, relax it on each success."""
-
-    def __init__(self, max_delay: float) -> None:
-        self.max_delay = max_delay
-        self.base_delays: dict[str, float] = {}
-
-    def brake(self, key: str, slot: Slot, wait: float) -> float:
-        """Slow the slot to at least ``wait`` (and at least double); returns the new delay."""
-        self.base_delays.setdefault(key, slot.delay)
-        slot.delay = min(self.max_delay, max(wait, slot.delay * 2))
-        return slot.delay
-
-    def relax(self, key: str, slot: Slot) -> None:
-        """Halve a raised delay, back to the slot's own delay at most."""
-        base = self.base_delays.get(key)
-        if base is None:
-            return
-        slot.delay = max(base, slot.delay / 2)
-        if slot.delay <= base:
-            del self.base_delays[key]
-
-
 class RetryAfterMiddleware:
     """Downloader middleware replacing ``RetryMiddleware`` (see the module docstring)."""
 
@@ -149,30 +124,25 @@ class RetryAfterMiddleware:
             load_object(name) if isinstance(name, str) else name
             for name in settings.getlist("RETRY_EXCEPTIONS")
         )
-        self.brake = SlotBrake(policy.retry_after_max)
-        self.sleep: Callable[[float], Awaitable[None]] = sleep
+        self.clock: Callable[[], float] = time.time
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler, RetryWaitPolicy.from_settings(crawler.settings))
 
-    async def process_response(self, request: Request, response: Response) -> Request | Response:
+    def process_response(self, request: Request, response: Response) -> Request | Response:
         if request.meta.get("dont_retry", False):
             return response
         if response.status not in self.retry_http_codes:
-            self._relax(request)
             return response
         retry = self._retry_request(request, status_reason(response.status))
         if retry is None:
             return response
         retry_after = parse_retry_after(response.headers.get(b"Retry-After"))
         wait = self.policy.wait(retry.meta["retry_times"], retry_after)
-        if response.status == TOO_MANY_REQUESTS or retry_after is not None:
-            self._brake(request, wait)
-        await self._wait(retry, wait, f"status {response.status}", retry_after)
-        return retry
+        return self._not_before(retry, wait, f"status {response.status}", retry_after)
 
-    async def process_exception(self, request: Request, exception: Exception) -> Request | None:
+    def process_exception(self, request: Request, exception: Exception) -> Request | None:
         if request.meta.get("dont_retry", False):
             return None
         if not isinstance(exception, self.exceptions_to_retry):
@@ -181,8 +151,7 @@ class RetryAfterMiddleware:
         if retry is None:
             return None
         wait = self.policy.wait(retry.meta["retry_times"], None)
-        await self._wait(retry, wait, type(exception).__name__, None)
-        return retry
+        return self._not_before(retry, wait, type(exception).__name__, None)
 
     # --- helpers ------------------------------------------------------------------
 
@@ -197,50 +166,28 @@ class RetryAfterMiddleware:
             priority_adjust=request.meta.get("priority_adjust", self.priority_adjust),
         )
 
-    async def _wait(
+    def _not_before(
         self, retry: Request, wait: float, cause: str, retry_after: float | None
-    ) -> None:
-        if wait <= 0:
-            return
+    ) -> Request:
+        """The retry, stamped with the time before which it should not go out."""
         stats = self.crawler.stats
         assert stats is not None
-        stats.inc_value("retry/wait_ms", round(wait * 1000))
         if retry_after is not None:
             stats.inc_value("retry/retry_after")
+        if wait <= 0:
+            retry.meta.pop(RETRY_NOT_BEFORE_META, None)
+            return retry
+        retry.meta[RETRY_NOT_BEFORE_META] = self.clock() + wait
+        stats.inc_value("retry/wait_ms", round(wait * 1000))
         level = logging.WARNING if wait >= self.policy.long_wait else logging.DEBUG
         source = "Retry-After" if retry_after is not None else "backoff"
         logger.log(
             level,
-            "Waiting %.1fs (%s) before retry %d of %s after %s",
-            wait,
-            source,
+            "Retry %d of %s after %s not before %.1fs from now (%s)",
             retry.meta["retry_times"],
             retry.url,
             cause,
+            wait,
+            source,
         )
-        await self.sleep(wait)
-
-    def _brake(self, request: Request, wait: float) -> None:
-        found = self._slot(request)
-        if found is None:
-            return
-        key, slot = found
-        delay = self.brake.brake(key, slot, wait)
-        assert self.crawler.stats is not None
-        self.crawler.stats.inc_value("retry/slot_braked")
-        logger.info("Rate limited on %s: download delay for this slot now %.1fs", key, delay)
-
-    def _relax(self, request: Request) -> None:
-        if not self.brake.base_delays:
-            return
-        found = self._slot(request)
-        if found is not None:
-            self.brake.relax(*found)
-
-    def _slot(self, request: Request) -> tuple[str, Slot] | None:
-        engine: Any = self.crawler.engine
-        key = request.meta.get("download_slot")
-        if engine is None or key is None:
-            return None
-        slot = engine.downloader.slots.get(key)
-        return (key, slot) if slot is not None else None
+        return retry

@@ -11,8 +11,16 @@ from collections.abc import Callable
 from datetime import datetime
 
 from topics_crawler.layers import pick
+from topics_crawler.pages._completeness import browser_signal, missing_data
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._result import ListingCursor, PageKind, PageResult, unique_links
+from topics_crawler.pages._result import (
+    FetchAgain,
+    FetchAgainReason,
+    ListingCursor,
+    PageKind,
+    PageResult,
+    unique_links,
+)
 from topics_crawler.pages.author import parse_author
 from topics_crawler.pages.feed import parse_feed
 from topics_crawler.pages.graphql_body import parse_graphql
@@ -25,10 +33,13 @@ from topics_crawler.urls import classify_url
 __all__ = [
     "PARSERS",
     "Document",
+    "FetchAgain",
+    "FetchAgainReason",
     "ListingCursor",
     "PageKind",
     "PageResult",
     "detect_kind",
+    "missing_data",
     "parse_page",
     "pick",
     "unique_links",
@@ -85,8 +96,13 @@ def parse_page(
     try:
         result = parser(doc)
     except Exception as exc:  # a parser bug must not crash the crawl
-        return PageResult(kind=page_kind, url=url, errors=[*doc.errors, f"parser crashed: {exc!r}"])
+        errors = [*doc.errors, f"parser crashed: {exc!r}"]
+        return PageResult(kind=page_kind, url=url, errors=errors, signals=list(doc.signals))
     for reason in doc.errors:
         if reason not in result.errors:
             result.errors.append(reason)
+    for signal in doc.signals:
+        result.add_signal(signal)
+    if (needs_browser := browser_signal(result)) is not None:
+        result.add_signal(needs_browser)
     return result

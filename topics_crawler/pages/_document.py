@@ -19,6 +19,7 @@ import lxml.html
 from lxml import etree
 
 from topics_crawler.normalize import format_timestamp
+from topics_crawler.pages._result import FetchAgain
 from topics_crawler.pages._state import ApolloState
 from topics_crawler.pages.state import (
     State,
@@ -95,6 +96,8 @@ class Document:
         self.now = scraped_at or datetime.now(UTC)
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
+        #: Typed "fetch this again" signals found while reading the page (broken state).
+        self.signals: list[FetchAgain] = []
         self._markers: dict[str, bool] = {}
         #: What parsers work out once per page and read more than once (their own keys).
         self.memo: dict[str, Any] = {}
@@ -230,6 +233,7 @@ class Document:
             return find_apollo_state(self.text, self._utf8_body)
         except StateError as exc:
             self.error(f"broken Apollo state: {exc}")
+            self.signals.append(FetchAgain("broken_state", "apollo_state", str(exc)))
             return None
 
     @cached_property
@@ -252,6 +256,7 @@ class Document:
             return find_legacy_state(self.text, self._utf8_body)
         except StateError as exc:
             self.error(f"broken legacy state: {exc}")
+            self.signals.append(FetchAgain("broken_state", "legacy_state", str(exc)))
             return None
 
     @cached_property

@@ -10,6 +10,27 @@ from topics_crawler.items import Item
 from topics_crawler.urls import MediumLink
 
 PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "graphql", "unknown"]
+#: Why a page should be fetched again: its state JSON was cut (``broken_state``: plain
+#: HTTP once more), plain HTTP lacked what the page should show (``needs_browser``), or
+#: the answer was a challenge / sign-in wall (``blocked``).
+FetchAgainReason = Literal["broken_state", "needs_browser", "blocked"]
+
+
+@dataclass(frozen=True, slots=True)
+class FetchAgain:
+    """A typed signal on a :class:`PageResult`: this page should be fetched again.
+
+    Set where the condition is detected (the document for broken state, the
+    completeness check for what only the browser shows); turned into a request in
+    one place, spider-side (:mod:`topics_crawler.spiders._refetch`), the way
+    scrapy-poet's ``Retry`` is. No decision reads :attr:`PageResult.errors` text.
+    ``what`` is a short snake_case name (``apollo_state``, ``who_to_follow``,
+    ``challenge`` …) used in stats and in the request's ``render_reason``.
+    """
+
+    reason: FetchAgainReason
+    what: str
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -38,7 +59,8 @@ class PageResult:
     ``errors`` are reasons recorded while parsing (broken state JSON, not a
     Medium page, truncated body…); each is counted as ``parse/errors/<kind>``
     and logged with the URL by the spider. ``missing`` names fields that a page
-    of this kind should carry but did not.
+    of this kind should carry but did not. ``signals`` say whether (and why) the
+    page should be fetched again (:class:`FetchAgain`).
     """
 
     kind: PageKind
@@ -49,6 +71,16 @@ class PageResult:
     missing: list[str] = field(default_factory=list)
     cursors: list[ListingCursor] = field(default_factory=list)
     """Paging cursors of the listings on the page (:class:`ListingCursor`), page order."""
+    signals: list[FetchAgain] = field(default_factory=list)
+
+    def signal(self, reason: FetchAgainReason) -> FetchAgain | None:
+        """The first signal of ``reason``, or None."""
+        return next((s for s in self.signals if s.reason == reason), None)
+
+    def add_signal(self, signal: FetchAgain) -> None:
+        """Record ``signal`` once."""
+        if signal not in self.signals:
+            self.signals.append(signal)
 
     def links_of(self, kind: str) -> list[MediumLink]:
         """Links of one kind (``story``, ``author``, ``publication``, ``tag``), page order."""

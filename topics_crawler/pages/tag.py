@@ -1,15 +1,22 @@
-"""Tag pages: ``medium.com/tag/<slug>`` today and ``medium.com/topic/<slug>`` (2019).
+"""Tag pages: ``medium.com/tag/<slug>`` (2020 on) and ``medium.com/topic/<slug>`` (2019).
 
-Output, in order: one :class:`TagPage`, the listing-card stories (one per
-story id, merged across sections: the first card fills, later cards only
-fill gaps), then the authors and publications of those stories found in the
-Apollo state. Links: every story, author, publication and tag link on the
-page (by URL pattern), plus the URLs of the stories only the state lists.
+Output, in order: one :class:`TagPage`, the listed stories (one per story id, merged
+across sections: the first card fills, later cards only fill gaps; stories only the
+state lists come after the cards), then the authors and publications of those stories,
+of "Who to follow" and of the top writers, as the state describes them. Links: every
+story, author, publication and tag link on the page (by URL pattern), then the URLs of
+what only the state lists.
 
-Layers, best first: Apollo state (``tagFromSlug`` → ``Tag``, 2019
-``topic`` → ``Topic``), JSON-LD ``BreadcrumbList``, meta tags (title and the
-"Read stories about …" description), DOM hooks (``h1``, breadcrumb ``nav``,
-``section`` headings, ``data-testid`` blocks).
+Layers, best first, per field: the state (:mod:`._tag_state`: 2019 ``Topic``, 2022
+``tagFromSlug`` / ``tagFeaturesFromSlug`` / ``relatedTags`` / ``tagTopWriters`` /
+``tagFeed``, today's ``Tag``), JSON-LD ``BreadcrumbList``, meta tags (title and the
+"Read stories about …" description), and the page as a reader sees it
+(:mod:`._tag_dom`: title, counts line, breadcrumb, headed sections, sub-topic clusters,
+"Who to follow", related topics). Sections are the page's headed sections when it has
+any; state listings the page shows no cards of are added after them.
+
+Core fields (:data:`CORE_FIELDS`, absent ones in ``PageResult.missing``): ``name`` and
+``stories`` (the page listed at least one story).
 """
 
 from __future__ import annotations
@@ -20,30 +27,33 @@ from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.layers import pick_paired
-from topics_crawler.normalize import clean_text, parse_count, tag_slug, unique
-from topics_crawler.pages._cards import (
-    Card,
-    find_entity,
-    parse_cards,
-    posts_in,
-    story_from_post,
-)
+from topics_crawler.normalize import clean_text, tag_slug, unique
+from topics_crawler.pages._cards import Card, PageLinks, parse_cards
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._entities import author_from_apollo, lower_id, publication_from_apollo
+from topics_crawler.pages._entities import (
+    author_from_user,
+    lower_id,
+    publication_from_collection,
+)
+from topics_crawler.pages._posts import listing_story
 from topics_crawler.pages._result import PageResult, unique_links
-from topics_crawler.pages._state import ApolloState
+from topics_crawler.pages._tag_dom import (
+    RELATED_KEYS,
+    WHO_TO_FOLLOW,
+    Block,
+    TagOutline,
+    clusters_of,
+    read_outline,
+    section_key,
+)
+from topics_crawler.pages._tag_state import TagState, read_tag_state, writer_record
+from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain, tag_url
 
-#: Section headings whose key differs from the lowercased heading.
-SECTION_ALIASES = {"recommended_stories": "recommended"}
-#: 2019 ``Topic`` connections → section keys, in page order.
-TOPIC_CONNECTIONS = (
-    ("featured", "featuredPosts"),
-    ("latest", "latestPosts"),
-    ("popular", "popularPosts"),
-)
-WHO_TO_FOLLOW = "who_to_follow"
+__all__ = ["CORE_FIELDS", "parse_tag", "section_key"]
 
+#: What every tag page should give; the drift alarm counts pages without them.
+CORE_FIELDS = ("name", "stories")
 _TITLE_RE = re.compile(r"^(?:The most insightful stories about\s+)?(?P<name>.+?)\s+[-–—]\s+Medium$")
 _BOILERPLATE_RE = re.compile(
     r"^Read stories about (?P<name>.+?) on Medium\.\s+Discover smart, unique perspectives on .+?"
@@ -51,9 +61,8 @@ _BOILERPLATE_RE = re.compile(
     re.DOTALL,
 )
 _RELATED_SPLIT_RE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
-_COUNT_LINE_RE = re.compile(r"^(?P<count>\d[\d.,]*\s*[KMB]?)\s+(?P<what>followers?|stories)$", re.I)
-_COUNT_FIELDS = {"follower": "followers", "followers": "followers", "stories": "story_count"}
 _TOPIC_PATH_RE = re.compile(r"^/topics?/(?P<slug>[a-z0-9][a-z0-9\-_]*)", re.I)
+_COLLECTIONS = ("Collection", "Publication")
 
 
 def parse_tag(doc: Document) -> PageResult:
@@ -61,97 +70,81 @@ def parse_tag(doc: Document) -> PageResult:
     result = PageResult(kind="tag", url=doc.url)
     if doc.tree is None or not _is_medium_page(doc):
         doc.error("not a Medium page" if doc.tree is not None else "no HTML to parse")
-        result.missing = ["name", "sections"]
+        result.missing = list(CORE_FIELDS)
         return result
-    state = doc.apollo
-    domains = sorted(doc.medium_domains)
-    entity = _tag_entity(state, _slug_from_urls(doc))
-    slug = _slug_from_urls(doc) or _entity_slug(entity)
+    state = doc.state
+    links = PageLinks(doc.url, sorted(doc.medium_domains))
+    url_slug, is_topic = _slug_from_urls(doc)
+    tag_state = read_tag_state(state, url_slug)
+    slug = url_slug or (tag_state.slug if tag_state else None)
+    cards = parse_cards(doc, links=links)
+    outline = read_outline(doc.tree, cards, links)
     fields = pick_paired(
-        _state_fields(state, entity) if state is not None and entity else {},
+        tag_state.fields if tag_state else {},
         _json_ld_fields(doc, slug),
         _meta_fields(doc),
-        _dom_fields(doc),
+        _dom_fields(outline),
     )
-    cards = parse_cards(doc, domains=domains)
-    sections = _state_sections(state, entity) or _html_sections(doc, cards, fields.get("name"))
-    stories = _merge_stories(cards, sections, state, doc.scraped_at)
-    who = _who_to_follow(doc, state, domains)
+    dom_sections, subtopics = _dom_sections(outline)
+    sections = _merge_sections(dom_sections, tag_state.sections if tag_state else {})
+    stories = _merge_stories(cards, sections, tag_state, doc.scraped_at)
+    who = _who_to_follow(outline, state)
+    writers = tag_state.writers if tag_state else []
     page = TagPage(
-        **{k: v for k, v in fields.items() if k != "tag"},
+        **{k: v for k, v in fields.items() if k not in ("tag", "url")},
         tag=slug,
-        url=tag_url(slug) if slug else None,
+        url=_page_url(slug, is_topic),
+        subtopics=subtopics,
         sections=sections,
         who_to_follow=who,
+        top_writers=_unique_records([writer_record(user) for user in writers]),
         scraped_at=doc.scraped_at,
     )
     if not slug:
         doc.error("tag slug not found in URL, canonical link or state")
-    related = _state_entities(state, stories, who, doc.scraped_at) if state is not None else []
-    result.items = [page, *stories, *related]
-    result.links = _page_links(doc, domains, slug, [*stories, *related])
-    result.missing = [name for name in ("name", "sections") if not getattr(page, name)]
+    entities = _state_entities(state, stories, who, writers, doc.scraped_at)
+    result.items = [page, *stories, *entities]
+    result.links = _page_links(outline, links, slug, page, [*stories, *entities])
+    result.missing = [name for name in CORE_FIELDS if not _has(page, stories, name)]
     return result
+
+
+def _has(page: TagPage, stories: list[Story], name: str) -> bool:
+    return bool(stories) if name == "stories" else bool(getattr(page, name))
 
 
 # --- identity ---------------------------------------------------------------
 
 
 def _is_medium_page(doc: Document) -> bool:
-    if doc.meta.get("og:site_name", "").strip().lower() == "medium" or doc.apollo is not None:
+    if doc.meta.get("og:site_name", "").strip().lower() == "medium" or doc.state is not None:
         return True
     canonical = doc.canonical_link or doc.meta.get("og:url") or ""
     return is_medium_domain(urlsplit(canonical).hostname or "")
 
 
-def _slug_from_urls(doc: Document) -> str | None:
-    """Tag slug from ``/tag/<slug>`` or ``/topic/<slug>`` in the URL, canonical or og:url."""
+def _slug_from_urls(doc: Document) -> tuple[str | None, bool]:
+    """Tag slug from ``/tag/<slug>`` or ``/topic/<slug>`` in the URL, canonical or og:url,
+    and whether it is a 2019 topic URL."""
     for url in (doc.url, doc.canonical_link, doc.meta.get("og:url")):
         if not url:
             continue
         link = classify_url(url)
         if link is not None and link.kind == "tag":
-            return link.key
+            return link.key, False
         topic = _TOPIC_PATH_RE.match(urlsplit(url).path)
         if topic:
-            return topic.group("slug").lower()
-    return None
+            return topic.group("slug").lower(), True
+    return None, False
 
 
-def _tag_entity(state: ApolloState | None, slug: str | None) -> dict[str, Any] | None:
-    """``tagFromSlug(…)`` → ``Tag`` (today), ``topic(…)`` → ``Topic`` (2019) or ``Tag:<slug>``."""
-    if state is None:
+def _page_url(slug: str | None, is_topic: bool) -> str | None:
+    if not slug:
         return None
-    for call, argument in (("tagFromSlug", "tagSlug"), ("topic", "slug")):
-        for args, value in state.root_calls(call):
-            if isinstance(value, dict) and (slug is None or args.get(argument) == slug):
-                return value
-    return state.get(f"Tag:{slug}") if slug else None
-
-
-def _entity_slug(entity: dict[str, Any] | None) -> str | None:
-    if not entity:
-        return None
-    return tag_slug(entity.get("normalizedTagSlug") or entity.get("slug") or entity.get("id"))
+    return f"https://medium.com/topic/{slug}" if is_topic else tag_url(slug)
 
 
 # --- layers -----------------------------------------------------------------
-
-
-def _state_fields(state: ApolloState, entity: dict[str, Any]) -> dict[str, Any]:
-    followers, followers_raw = parse_count(entity.get("followerCount"))
-    story_count, story_count_raw = parse_count(entity.get("postCount"))
-    related = state.field(entity, "relatedTags") or state.field(entity, "relatedTopics") or []
-    related_slugs = [_entity_slug(tag) for tag in related if isinstance(tag, dict)]
-    return {
-        "name": clean_text(entity.get("displayTitle") or entity.get("name")),
-        "description": clean_text(entity.get("description")),
-        "related_tags": unique([s for s in related_slugs if s]),
-        "followers": followers,
-        "followers_raw": followers_raw,
-        "story_count": story_count,
-        "story_count_raw": story_count_raw,
-    }
 
 
 def _json_ld_fields(doc: Document, slug: str | None) -> dict[str, Any]:
@@ -174,12 +167,13 @@ def _json_ld_fields(doc: Document, slug: str | None) -> dict[str, Any]:
 
 def _crumb_position(entry: dict[str, Any]) -> int:
     position = entry.get("position")
-    return position if isinstance(position, int) else 0
+    return position if isinstance(position, int) and not isinstance(position, bool) else 0
 
 
 def _crumb_name(entry: dict[str, Any]) -> str | None:
     item = entry.get("item")
-    return clean_text(entry.get("name") or (item.get("name") if isinstance(item, dict) else None))
+    name = entry.get("name") or (item.get("name") if isinstance(item, dict) else None)
+    return clean_text(name) if isinstance(name, str) else None
 
 
 def _crumb_url(entry: dict[str, Any]) -> str | None:
@@ -215,104 +209,58 @@ def _related_from_boilerplate(listing: str) -> list[str]:
     return unique([s for s in slugs if s])
 
 
-def _dom_fields(doc: Document) -> dict[str, Any]:
-    breadcrumb = _tag_anchors(doc, "//nav[@aria-label='Breadcrumb']//a[@href]")
-    related = _tag_anchors(doc, "//*[@data-testid='related-tags']//a[@href]")
+def _dom_fields(outline: TagOutline) -> dict[str, Any]:
+    crumbs = outline.breadcrumb or outline.above_title
+    related = list(outline.marked_related)
+    for block in outline.blocks:
+        if block.key in RELATED_KEYS:
+            related += block.all_links("tag")
     return {
-        "name": next((clean_text(h.text_content()) for h in doc.xpath("//h1")), None),
-        "parent_topics": unique([text for text, _ in breadcrumb]),
-        "subtopics": _subtopics(doc),
+        "name": outline.name,
+        "parent_topics": unique([text for text, _ in crumbs if text]),
         "related_tags": unique([link.key for _, link in related]),
-        **_count_line_fields(doc),
+        **outline.counts,
     }
-
-
-def _tag_anchors(doc: Document, query: str) -> list[tuple[str, MediumLink]]:
-    """``(text, link)`` of the tag links matched by ``query``."""
-    pairs = []
-    for anchor in doc.xpath(query):
-        link = classify_url(anchor.get("href"), doc.url)
-        if link is not None and link.kind == "tag":
-            pairs.append((clean_text(anchor.text_content()) or "", link))
-    return pairs
-
-
-def _count_line_fields(doc: Document) -> dict[str, Any]:
-    """``<span>1.9K followers</span> · <span>2.4K stories</span>`` under the name."""
-    fields: dict[str, Any] = {}
-    for text in doc.xpath("//body//text()[not(ancestor::script)]"):
-        match = _COUNT_LINE_RE.match(clean_text(text) or "")
-        name = _COUNT_FIELDS[match.group("what").lower()] if match else None
-        if match and name and name not in fields:
-            fields[name], fields[f"{name}_raw"] = parse_count(match.group("count"))
-    return fields
-
-
-def _subtopics(doc: Document) -> list[dict[str, str | None]]:
-    """Sub-topic clusters: ``h3`` name and the ``p`` that follows it."""
-    clusters: list[dict[str, str | None]] = []
-    for heading in doc.xpath("//*[@data-testid='subtopics']//h3"):
-        name = clean_text(heading.text_content())
-        paragraph = next(iter(heading.xpath("following-sibling::p[1]")), None)
-        description = clean_text(paragraph.text_content()) if paragraph is not None else None
-        if name:
-            clusters.append({"name": name, "description": description})
-    return clusters
 
 
 # --- sections and stories ---------------------------------------------------
 
 
-def section_key(heading: str) -> str:
-    """Section key of a heading: ``"Popular this week"`` → ``popular_this_week``."""
-    key = re.sub(r"[^a-z0-9]+", "_", heading.lower()).strip("_")
-    return SECTION_ALIASES.get(key, key)
+def _dom_sections(outline: TagOutline) -> tuple[dict[str, list[str]], list[dict[str, str | None]]]:
+    """Headed sections (each block holding cards, keyed by its heading) and the sub-topic
+    clusters with the key of their stories."""
+    sections: dict[str, list[str]] = {}
+    for block in outline.blocks:
+        ids = unique([sid for card in block.cards if (sid := card.story.story_id)])
+        if ids and block.heading:
+            known = sections.setdefault(block.key, [])
+            known += [sid for sid in ids if sid not in known]
+    subtopics = [_cluster(block, sections) for block in clusters_of(outline) if block.heading]
+    return sections, subtopics
 
 
-def _state_sections(
-    state: ApolloState | None, entity: dict[str, Any] | None
+def _cluster(block: Block, sections: dict[str, list[str]]) -> dict[str, str | None]:
+    return {
+        "name": block.heading,
+        "description": block.paragraphs[0] if block.paragraphs else None,
+        "section": block.key if block.key in sections else None,
+    }
+
+
+def _merge_sections(
+    page: dict[str, list[str]], state: dict[str, list[str]]
 ) -> dict[str, list[str]]:
-    """2019 ``Topic`` connections (``featuredPosts`` …) as sections; empty ones left out."""
-    if state is None or not entity:
-        return {}
-    sections: dict[str, list[str]] = {}
-    for key, connection in TOPIC_CONNECTIONS:
-        ids = unique(
-            [
-                lower_id(post.get("id")) or ""
-                for post in posts_in(state, state.field(entity, connection))
-            ]
-        )
-        if ids:
-            sections[key] = ids
-    return sections
-
-
-def _html_sections(doc: Document, cards: list[Card], tag_name: str | None) -> dict[str, list[str]]:
-    """Cards grouped under the nearest preceding ``h2`` (document order)."""
-    tree = doc.tree
-    if tree is None or not cards:
-        return {}
-    order = {element: index for index, element in enumerate(tree.iter())}
-    card_elements = {card.element for card in cards}
-    headings = []
-    for heading in doc.xpath("//h2"):
-        text = clean_text(heading.text_content())
-        inside_card = any(parent in card_elements for parent in heading.iterancestors())
-        if text and text != tag_name and not inside_card:
-            headings.append((order[heading], section_key(text)))
-    sections: dict[str, list[str]] = {}
-    for card in cards:
-        position = order.get(card.element, -1)
-        keys = [key for start, key in headings if start < position]
-        story_id = card.story.story_id
-        if keys and story_id and story_id not in sections.setdefault(keys[-1], []):
-            sections[keys[-1]].append(story_id)
-    return {key: ids for key, ids in sections.items() if ids}
+    """The page's sections, then the state's listings of which the page shows no story."""
+    shown = {sid for ids in page.values() for sid in ids}
+    merged = dict(page)
+    for key, ids in state.items():
+        if key not in merged and not shown.intersection(ids):
+            merged[key] = ids
+    return merged
 
 
 def _merge_stories(
-    cards: list[Card], sections: dict[str, list[str]], state: ApolloState | None, scraped_at: str
+    cards: list[Card], sections: dict[str, list[str]], tag_state: TagState | None, scraped_at: str
 ) -> list[Story]:
     """One story per id: cards in page order (later cards fill gaps), then state-only ids."""
     stories: dict[str, Story] = {}
@@ -322,85 +270,121 @@ def _merge_stories(
         merged = fill_missing(known, card.story) if known else card.story
         if isinstance(merged, Story):
             stories[story_id] = merged
+    posts = tag_state.posts if tag_state else {}
     for story_id in (sid for ids in sections.values() for sid in ids):
-        post = state.get(f"Post:{story_id}") if state is not None else None
-        if story_id not in stories and state is not None and post:
-            stories[story_id] = story_from_post(state, post, scraped_at)
+        if story_id not in stories and story_id in posts:
+            stories[story_id] = listing_story(posts[story_id], scraped_at)
     return list(stories.values())
 
 
-def _who_to_follow(
-    doc: Document, state: ApolloState | None, domains: list[str]
-) -> list[dict[str, str | None]]:
+# --- accounts ---------------------------------------------------------------
+
+
+def _who_to_follow(outline: TagOutline, state: State | None) -> list[dict[str, str | None]]:
     """Accounts of the "Who to follow" section: ``{kind, id, username|slug, name}``."""
-    heading = next(
-        (h for h in doc.xpath("//h2") if section_key(h.text_content()) == WHO_TO_FOLLOW), None
-    )
-    if heading is None:
+    block = outline.block(WHO_TO_FOLLOW)
+    if block is None:
         return []
-    block = next(iter(heading.xpath("ancestor::section[1]")), heading.getparent())
+    accounts = _Accounts(state)
     entries: dict[tuple[str, str], dict[str, str | None]] = {}
-    for anchor in block.xpath(".//a[@href]"):
-        link = classify_url(anchor.get("href"), doc.url, domains)
-        name = clean_text(anchor.text_content())
-        if link is None or link.kind not in ("author", "publication") or not name:
-            continue
-        entries.setdefault((link.kind, link.key), _follow_entry(state, link, name))
+    for name, link in block.all_links("author", "publication"):
+        if name:
+            entries.setdefault((link.kind, link.key), accounts.entry(link, name))
     return list(entries.values())
 
 
-def _follow_entry(state: ApolloState | None, link: MediumLink, name: str) -> dict[str, str | None]:
-    if link.kind == "author":
-        username = link.url.rsplit("/@", 1)[-1]
-        user = find_entity(state, ("User",), "username", username)
-        user_id = lower_id(user.get("id")) if user else None
-        return {"kind": "author", "id": user_id, "username": username, "name": name}
-    # A publication on its own domain is linked (and keyed) by that domain.
-    collections = ("Collection", "Publication")
-    by_domain = "." in link.key
-    collection = find_entity(state, collections, "domain" if by_domain else "slug", link.key)
-    collection_id = lower_id(collection.get("id")) if collection else None
-    slug = (
-        collection.get("slug") if collection and isinstance(collection.get("slug"), str) else None
-    )
-    return {
-        "kind": "publication",
-        "id": collection_id,
-        "slug": slug if isinstance(slug, str) and slug else (None if by_domain else link.key),
-        "name": name,
-    }
+class _Accounts:
+    """Users and collections of the state by username / slug / domain (built once)."""
+
+    def __init__(self, state: State | None) -> None:
+        self.users: dict[str, Node] = {}
+        self.collections: dict[str, Node] = {}
+        if state is None:
+            return
+        for user in state.entities("User"):
+            username = user.str("username")
+            if username:
+                self.users.setdefault(username.lower().lstrip("@"), user)
+        for collection in state.entities(*_COLLECTIONS):
+            for key in (collection.str("slug"), collection.str("domain")):
+                if key:
+                    self.collections.setdefault(key.lower(), collection)
+
+    def entry(self, link: MediumLink, name: str) -> dict[str, str | None]:
+        if link.kind == "author":
+            username = link.url.rsplit("/@", 1)[-1]
+            user = self.users.get(username.lower())
+            return {
+                "kind": "author",
+                "id": lower_id(user.id) if user is not None else None,
+                "username": username,
+                "name": name,
+            }
+        # A publication on its own domain is linked (and keyed) by that domain.
+        collection = self.collections.get(link.key)
+        slug = collection.str("slug") if collection is not None else None
+        return {
+            "kind": "publication",
+            "id": lower_id(collection.id) if collection is not None else None,
+            "slug": slug or (None if "." in link.key else link.key),
+            "name": name,
+        }
+
+
+def _unique_records(records: list[dict[str, str | None]]) -> list[dict[str, str | None]]:
+    seen: set[str] = set()
+    out = []
+    for record in records:
+        key = record.get("id") or record.get("username") or ""
+        if key and key not in seen:
+            seen.add(key)
+            out.append(record)
+    return out
 
 
 def _state_entities(
-    state: ApolloState, stories: list[Story], who: list[dict[str, str | None]], scraped_at: str
+    state: State | None,
+    stories: list[Story],
+    who: list[dict[str, str | None]],
+    writers: list[Node],
+    scraped_at: str,
 ) -> list[Item]:
-    """Authors and publications of the stories, then of "Who to follow", from the state."""
-    keys: list[str] = []
-    for story in stories:
-        keys.append(f"User:{story.author_id}")
-        keys += [f"{name}:{story.publication_id}" for name in ("Collection", "Publication")]
-    for entry in who:
-        typenames = ("User",) if entry["kind"] == "author" else ("Collection", "Publication")
-        keys += [f"{typename}:{entry['id']}" for typename in typenames]
+    """Authors and publications of the stories, of "Who to follow" and the top writers."""
+    if state is None:
+        return []
+    wanted: dict[tuple[str, str], None] = {}  # (typename, id) in first-seen order
+    pairs = [(t, i) for story in stories for t, i in _story_entities(story)]
+    pairs += [("User" if e["kind"] == "author" else "Collection", e["id"]) for e in who]
+    pairs += [("User", lower_id(user.id)) for user in writers]
+    for typename, found_id in pairs:
+        if found_id:
+            wanted.setdefault((typename, found_id))
     items: list[Item] = []
-    for key in unique(keys):
-        entity = state.get(key)
-        if entity is None:
+    for typename, entity_id in wanted:
+        if typename == "User":
+            user = state.entity("User", entity_id)
+            if user is not None:
+                items.append(author_from_user(user, scraped_at))
             continue
-        if key.startswith("User:"):
-            items.append(author_from_apollo(state, entity, scraped_at))
-        else:
-            items.append(publication_from_apollo(state, entity, scraped_at))
+        collection = state.entity("Collection", entity_id) or state.entity("Publication", entity_id)
+        if collection is not None:
+            items.append(publication_from_collection(collection, scraped_at))
     return items
 
 
+def _story_entities(story: Story) -> list[tuple[str, str | None]]:
+    return [("User", story.author_id), ("Collection", story.publication_id)]
+
+
 def _page_links(
-    doc: Document, domains: list[str], slug: str | None, items: list[Item]
+    outline: TagOutline, links: PageLinks, slug: str | None, page: TagPage, items: list[Item]
 ) -> list[MediumLink]:
-    """Every entity link of the page in page order, then the state-only item URLs."""
-    hrefs = [str(h) for h in doc.xpath("//a/@href | //*[@data-href]/@data-href")]
-    hrefs += [
-        item.url for item in items if isinstance(item, Story | Author | Publication) and item.url
+    """Every entity link of the page in page order, then what only the state lists."""
+    found = [links(href) for href in outline.hrefs]
+    found += [links(tag_url(related)) for related in page.related_tags]
+    found += [
+        links(item.url)
+        for item in items
+        if isinstance(item, Story | Author | Publication) and item.url
     ]
-    links = unique_links(classify_url(href, doc.url, domains) for href in hrefs)
-    return [link for link in links if not (link.kind == "tag" and link.key == slug)]
+    return [link for link in unique_links(found) if not (link.kind == "tag" and link.key == slug)]

@@ -28,8 +28,8 @@ import hashlib
 import json
 from typing import Any
 
+from topics_crawler.fields import Kind, kinds, raw_companion
 from topics_crawler.layers import is_empty
-from topics_crawler.pipelines._fields import FIELD_KINDS, Kind, raw_companion
 
 _NOT_DATA = frozenset({"item_type", "scraped_at"})
 _PREVIEW_ELLIPSES = ("…", "...")
@@ -52,7 +52,7 @@ def richness(item_type: str, record: dict[str, Any]) -> tuple[int, int, int]:
     full_body = has_body and record.get("text_is_preview") is not True
     filled = sum(
         1
-        for name, kind in FIELD_KINDS[item_type].items()
+        for name, kind in kinds(item_type).items()
         if name not in _NOT_DATA and kind is not Kind.RAW and not is_empty(record.get(name))
     )
     return int(full_body), int(has_body), filled
@@ -63,7 +63,7 @@ def merge_records(item_type: str, earlier: dict[str, Any], later: dict[str, Any]
     later_is_richer = richness(item_type, later) >= richness(item_type, earlier)
     richer, other = (later, earlier) if later_is_richer else (earlier, later)
     merged = dict(richer)
-    for name, kind in FIELD_KINDS[item_type].items():
+    for name, kind in kinds(item_type).items():
         if name in _NOT_DATA or kind is Kind.RAW or name == "text_is_preview":
             continue
         if _other_wins(item_type, name, kind, richer, other):

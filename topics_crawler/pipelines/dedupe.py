@@ -32,8 +32,14 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.dedupe_state import DedupeState, open_dedupe_state
-from topics_crawler.items import ITEM_CLASSES, Item, entity_keys, item_from_dict
-from topics_crawler.pipelines._fields import ITEM_TYPES, record_of
+from topics_crawler.items import (
+    ITEM_CLASSES,
+    ITEM_TYPES,
+    Item,
+    entity_keys,
+    item_from_dict,
+    record_of,
+)
 from topics_crawler.pipelines._merge import (
     content_hash,
     content_of,

@@ -24,7 +24,8 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from topics_crawler.items import ITEM_CLASSES, Item, item_from_dict
+from topics_crawler.fields import Kind, kinds, raw_companion
+from topics_crawler.items import ITEM_CLASSES, Item, item_from_dict, record_of
 from topics_crawler.normalize import (
     clean_text,
     parse_count,
@@ -33,7 +34,6 @@ from topics_crawler.normalize import (
     tag_slug,
     unique,
 )
-from topics_crawler.pipelines._fields import FIELD_KINDS, Kind, raw_companion, record_of
 from topics_crawler.urls import canonical_url
 
 logger = logging.getLogger(__name__)
@@ -229,10 +229,10 @@ def normalize_record(item_type: str, record: dict[str, Any]) -> tuple[dict[str, 
     Pure and idempotent: normalising the output again changes nothing.
     """
     now = reference_time(record.get("scraped_at"))
-    kinds = FIELD_KINDS[item_type]
+    field_kinds = kinds(item_type)
     out = dict(record)
     unreadable: list[str] = []
-    for name, kind in kinds.items():
+    for name, kind in field_kinds.items():
         if out.get(name) is None or kind is Kind.RAW:
             continue
         try:
@@ -244,7 +244,7 @@ def normalize_record(item_type: str, record: dict[str, Any]) -> tuple[dict[str, 
         companion = raw_companion(item_type, name)
         if companion and raw is not None:
             out[companion] = raw
-    for name, kind in kinds.items():
+    for name, kind in field_kinds.items():
         if kind is Kind.RAW and out.get(name) is not None:
             try:
                 out[name], _ = _raw(out[name], now)

@@ -1,6 +1,6 @@
 """Validate pipeline: an item that breaks its documented format is not exported as data.
 
-Each item is checked against its type's table in :mod:`._fields` (required
+Each item is checked against its type's field declarations (:mod:`topics_crawler.fields`) (required
 fields, id / URL / timestamp / count formats, known ``item_type``). A
 rejected item is written with its reasons to ``rejects.jsonl`` (see
 :mod:`.rejects`), counted as ``validate/rejected/<type>/<reason>`` and dropped
@@ -21,24 +21,22 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from topics_crawler.items import ITEM_CLASSES, Item, item_from_dict
-from topics_crawler.layers import is_empty
-from topics_crawler.normalize import tag_slug
-from topics_crawler.pipelines._fields import (
+from topics_crawler.fields import (
     DOMAIN_RE,
-    FIELD_KINDS,
     HEX_ID_RE,
-    ITEM_TYPES,
     LANGUAGE_RE,
     POST_ID_RE,
-    REQUIRED,
     SLUG_RE,
     TIMESTAMP_RE,
     USERNAME_RE,
     Kind,
+    kinds,
     raw_companion,
-    record_of,
+    required_groups,
 )
+from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
+from topics_crawler.layers import is_empty
+from topics_crawler.normalize import tag_slug
 from topics_crawler.pipelines.rejects import RejectsWriter, reject_record, rejects_path
 from topics_crawler.urls import canonical_url
 
@@ -184,12 +182,12 @@ def item_type_of(item: Any) -> tuple[str, dict[str, Any] | None, list[str]]:
 
 def validate_record(item_type: str, record: dict[str, Any]) -> list[str]:
     """Reasons why ``record`` (of a known type) is not a valid item; empty when it is."""
-    kinds = FIELD_KINDS[item_type]
-    reasons = [f"{name}:unknown_field" for name in record if name not in kinds]
+    field_kinds = kinds(item_type)
+    reasons = [f"{name}:unknown_field" for name in record if name not in field_kinds]
     missing = _missing(item_type, record)
     reasons += [f"{'|'.join(names)}:missing" for names in missing]
     reported = {name for names in missing for name in names}
-    for name, kind in kinds.items():
+    for name, kind in field_kinds.items():
         value = record.get(name)
         if name in reported:
             continue
@@ -205,8 +203,7 @@ def validate_record(item_type: str, record: dict[str, Any]) -> list[str]:
 def _missing(item_type: str, record: dict[str, Any]) -> list[tuple[str, ...]]:
     """Required fields (or groups of alternatives) that are empty."""
     missing = []
-    for required in REQUIRED[item_type]:
-        names = required if isinstance(required, tuple) else (required,)
+    for names in required_groups(item_type):
         if all(is_empty(record.get(name)) for name in names):
             missing.append(names)
     return missing

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from topics_crawler.report.charts import draw_all
 from topics_crawler.report.load import ReportInputError, load_dataset
 from topics_crawler.report.render import write_report
 
@@ -24,6 +23,12 @@ def build_report(dataset_dir: Path, out: Path | None = None, fmt: str = "md") ->
     """
     if fmt not in FORMATS:
         raise ReportInputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    try:  # matplotlib is the report extra's, loaded only to draw
+        from topics_crawler.report.charts import draw_all  # noqa: PLC0415
+    except ImportError as exc:
+        raise ReportInputError(
+            f"the report needs {exc.name or 'matplotlib'}: pip install 'topics_crawler[report]'"
+        ) from exc
     data = load_dataset(dataset_dir)
     out = out if out is not None else dataset_dir / "report"
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,3 +67,23 @@ def _row_count(path: Path) -> int:
         return int(pq.ParquetFile(path).metadata.num_rows)
     except (OSError, ValueError) as exc:
         raise ReportInputError(f"{path}: not a readable Parquet file ({exc})") from exc
+
+
+def load_failures(directory: Path) -> Counter[str]:
+    """Pages that failed for good, by reason, from the dataset's ``failures.jsonl``
+    (empty when there is none); an unreadable line counts as ``unreadable_record``."""
+    reasons: Counter[str] = Counter()
+    path = directory / "failures.jsonl"
+    if not path.is_file():
+        return reasons
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            reason = record.get("reason") if isinstance(record, dict) else None
+            reasons[str(reason) if reason else "unreadable_record"] += 1
+    return reasons

@@ -1,15 +1,18 @@
-"""Write the report page (Markdown or HTML) next to its PNG charts."""
+"""Write the report page: Markdown next to its PNG charts, or one self-contained HTML page."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from topics_crawler.dataset import ENTITIES
 from topics_crawler.report import summary
-from topics_crawler.report.charts import Chart
-from topics_crawler.report.load import ReportData
+from topics_crawler.report.load import ReportData, load_failures
+from topics_crawler.report.web import web_page
+
+if TYPE_CHECKING:
+    from topics_crawler.report.charts import Chart
 
 TITLE = "Dataset report"
 
@@ -46,23 +49,8 @@ def markdown(data: ReportData, charts: Sequence[Chart]) -> str:
 
 
 def html_page(data: ReportData, charts: Sequence[Chart]) -> str:
-    esc = html.escape
-    table = "\n".join(
-        f"<tr><th>{esc(name)}</th><td>{esc(value)}</td></tr>" for name, value in facts(data)
-    )
-    sections = "\n".join(
-        f'<section><h2>{esc(c.title)}</h2><img src="{esc(c.path.name)}" alt="{esc(c.title)}">'
-        f"<p>{esc(c.caption)}</p></section>"
-        for c in charts
-    )
-    return (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{TITLE}</title><style>"
-        "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-        "th{text-align:left;padding-right:1em}img{max-width:100%}"
-        f"</style></head><body>\n<h1>{TITLE}</h1>\n<table>\n{table}\n</table>\n"
-        f"{sections}\n</body></html>\n"
-    )
+    """The self-contained web page (see :mod:`topics_crawler.report.web`)."""
+    return web_page(TITLE, facts(data), data, charts, load_failures(data.directory))
 
 
 def write_report(data: ReportData, charts: Sequence[Chart], out: Path, fmt: str) -> Path:

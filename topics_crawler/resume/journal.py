@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
@@ -72,6 +72,7 @@ class CrawlJournal:
             self._db.execute(statement)
         self._db.commit()
         self.progress = PageProgress()
+        self._commit_hooks: list[Callable[[], None]] = []
         self._seq = int(
             self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM requests").fetchone()[0]
         )
@@ -130,8 +131,15 @@ class CrawlJournal:
     def feed_sizes(self) -> dict[str, int]:
         return dict(self._db.execute("SELECT path, size FROM feeds").fetchall())
 
+    def add_commit_hook(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` before each commit: what it makes durable (the dataset stage) is
+        then never behind the journal; an exception from it cancels the commit."""
+        self._commit_hooks.append(hook)
+
     def commit(self, feed_sizes: dict[str, int]) -> None:
         """Make everything since the last commit durable, with the feeds' flushed sizes."""
+        for hook in self._commit_hooks:
+            hook()
         self._db.executemany(
             "INSERT INTO feeds (path, size) VALUES (?, ?)"
             " ON CONFLICT(path) DO UPDATE SET size = excluded.size",

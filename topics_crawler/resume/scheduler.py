@@ -13,15 +13,17 @@ import heapq
 import logging
 import os
 import pickle
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from scrapy import Request, Spider
 from scrapy.core.scheduler import BaseScheduler
-from scrapy.extensions.feedexport import FeedExporter, FileFeedStorage
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.request import request_from_dict
 
+from topics_crawler.errors import record_write_failure
+from topics_crawler.feeds import open_feed_files
 from topics_crawler.resume.journal import CrawlJournal
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ class JournalScheduler(BaseScheduler):
         self._heap: list[_Entry] = []
         self._spider: Spider | None = None
         self._checkpoints = create_looping_call(self.checkpoint)
+        self._failed = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -105,30 +108,35 @@ class JournalScheduler(BaseScheduler):
     # --- checkpoints ---------------------------------------------------------------------
 
     def checkpoint(self, force: bool = False) -> None:
-        """Flush the feeds and commit the journal, unless a page's outputs are half handled."""
-        if self.journal.progress.outputs_in_flight and not force:
+        """Flush the feeds and commit the journal, unless a page's outputs are half handled.
+
+        A commit that fails (disk full, permissions) stops the crawl with one line; the
+        journal keeps its last checkpoint, from which the same command resumes."""
+        if self._failed or (self.journal.progress.outputs_in_flight and not force):
             return
-        self.journal.commit(self._flush_feeds())
+        try:
+            self.journal.commit(self._flush_feeds())
+        except (OSError, sqlite3.Error) as exc:
+            self._failed = True
+            cause = getattr(exc, "strerror", None) or str(exc)
+            record_write_failure(
+                self.crawler,
+                "journal",
+                f"Crawl journal {self.journal.path} not saved: {cause}; stopping the crawl "
+                "(the same command resumes it from the last checkpoint)",
+            )
+            return
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value("resume/checkpoints")
 
-    def _feed_files(self) -> list[tuple[str, object]]:
-        exporter = next(
-            (e for e in self.crawler.extensions.middlewares if isinstance(e, FeedExporter)), None
-        )
-        if exporter is None:
-            return []
-        return [
-            (str(Path(slot.storage.path).absolute()), slot.file)
-            for slot in exporter.slots
-            if isinstance(slot.storage, FileFeedStorage) and slot.file is not None
-        ]
-
     def _flush_feeds(self) -> dict[str, int]:
+        """Flush every open local feed file (:mod:`topics_crawler.feeds`); their sizes."""
         sizes = {}
-        for path, file in self._feed_files():
-            file.flush()  # type: ignore[attr-defined]
-            sizes[path] = os.fstat(file.fileno()).st_size  # type: ignore[attr-defined]
+        for path, file in open_feed_files(self.crawler).items():
+            file.flush()
+            if file.failed is not None:
+                raise file.failed
+            sizes[path] = os.fstat(file.fileno()).st_size
         return sizes
 
     def _cut_feeds_back(self) -> None:

@@ -20,6 +20,12 @@ _SINCE_RE = re.compile(r"^(\d{4})-(\d{2})$")
 _TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
 
 
+NO_TAGS = (
+    "give at least one tag: -a tags=distributed-training,machine-learning "
+    "or -a start_urls=https://medium.com/tag/<slug>"
+)
+
+
 class SpiderArgumentError(ValueError):
     """A spider argument is missing or malformed; the message names it."""
 
@@ -56,13 +62,12 @@ class CrawlOptions:
         since: str | None = None,
         responses: str | int | None = None,
         today: date | None = None,
+        require_tags: bool = True,
     ) -> CrawlOptions:
+        """``require_tags=False`` accepts no tag (``scrapy parse``/``shell`` of one page)."""
         tag_urls = {**_parse_tags(tags), **_parse_start_urls(start_urls)}
-        if not tag_urls:
-            raise SpiderArgumentError(
-                "give at least one tag: -a tags=distributed-training,machine-learning "
-                "or -a start_urls=https://medium.com/tag/<slug>"
-            )
+        if not tag_urls and require_tags:
+            raise SpiderArgumentError(NO_TAGS)
         ignored = {k: v for k, v in (extra or {}).items() if not k.startswith("_")}
         sort_order = _parse_history(history)
         month = _parse_since(since, today or datetime.now(UTC).date())

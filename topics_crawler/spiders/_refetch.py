@@ -1,44 +1,75 @@
-"""Ask once more for a page whose embedded state JSON was broken.
+"""The one place a page result's "fetch this again" signals become requests.
 
-A 200 page whose Apollo (or legacy) state does not decode was most likely cut
-or corrupted on the way (a proxy, a CDN, a server that stopped mid-render):
-the parsers still fall back to JSON-LD, meta tags and the DOM, but those carry
-fewer fields (no claps, no ids, fewer cards). So the spider asks for such a
-page once more before it settles for what the HTML layers give. The second
-answer is used whatever it is, so a page that is always broken costs one extra
-request, never a loop. Counted as ``parse/refetched/<kind>``.
+Page parsers put typed :class:`~topics_crawler.pages.FetchAgain` signals on their
+result where they detect the condition; the spider hands every parsed response
+here (as scrapy-poet's ``Retry`` is turned into a request in one place), and
+:meth:`Refetcher.request_for` returns the request to make instead of using the
+result, or None. No decision reads error strings, no middleware parses pages.
+
+* ``broken_state`` — a 200 page whose embedded state JSON does not decode was most
+  likely cut on the way (a proxy, a CDN, a server that stopped mid-render): asked
+  for once more over plain HTTP; the second answer is used whatever it is, so a page
+  that is always broken costs one extra request, never a loop
+  (``parse/refetched/<kind>``).
+* ``needs_browser`` — plain HTTP lacked what the page shows a reader ("Who to
+  follow", a story shell without its story …), and in ``RENDER_MODE=auto`` the page
+  is asked for once through the browser with ``meta["render_reason"]`` naming what
+  was missing (``render/fallback/<what>``); a rendered page that still lacks it is
+  counted (``render/incomplete/<what>``) and used. A tag page listing fewer cards
+  than ``max_stories`` is rendered to load more — except in history mode, where the
+  GraphQL listing gives the stories and the tag page is rendered only for what it
+  alone shows.
+
+Blocks (challenges, sign-in walls) are recognised once, in the download path
+(:mod:`topics_crawler.middlewares.blocked`), because they arrive as HTTP errors
+that never reach a callback.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from scrapy import Request
 from scrapy.http import Response
-from scrapy.statscollectors import StatsCollector
 
-from topics_crawler.middlewares.blocked import original_request
-from topics_crawler.pages import PageResult
+from topics_crawler.browser.config import BrowserConfig
+from topics_crawler.middlewares.blocked import RENDER_REASON_META, original_request
+from topics_crawler.middlewares.render_policy import PAGE_KINDS, RENDER_COUNT_META
+from topics_crawler.pages import PageResult, missing_data
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+    from topics_crawler.spiders._arguments import CrawlOptions
 
 #: Request meta key set on the one re-request of a page with broken state.
 REFETCH_META = "state_refetch"
 #: Meta Scrapy sets for one download, which a new request must not carry (see Scrapy's
 #: MetaCopyDetectionMiddleware): the re-request is a new request, with its own retries.
 DOWNLOAD_META = frozenset({"download_latency", "retry_times", "cache_timestamp", "_dont_cache"})
-#: Starts of the errors ``pages/_document.py`` records for state JSON that does not decode.
-BROKEN_STATE_ERRORS = ("broken Apollo state", "broken legacy state")
+
+Logger = logging.LoggerAdapter[logging.Logger] | logging.Logger
 
 
 def has_broken_state(result: PageResult) -> bool:
-    """True when the page carried embedded state JSON that could not be decoded."""
-    return any(error.startswith(BROKEN_STATE_ERRORS) for error in result.errors)
+    """True when the page carried embedded state JSON that could not be decoded
+    (the document's typed ``broken_state`` signal, never the error text)."""
+    return result.signal("broken_state") is not None
+
+
+def again(response: Response, **meta: object) -> Request:
+    """The page's original request once more (redirects, mirror and per-download meta
+    undone), past the dupefilter, with ``meta`` added."""
+    assert response.request is not None, "parsed responses carry their request"
+    retry = original_request(response.request)
+    kept = {k: v for k, v in retry.meta.items() if k not in DOWNLOAD_META}
+    return retry.replace(dont_filter=True, meta={**kept, **meta})
 
 
 def refetch_request(
-    response: Response,
-    result: PageResult,
-    stats: StatsCollector,
-    logger: logging.LoggerAdapter[logging.Logger] | logging.Logger,
+    response: Response, result: PageResult, stats: StatsCollector, logger: Logger
 ) -> Request | None:
     """The re-request of a broken-state page (first time only), else None."""
     if response.request is None or response.meta.get(REFETCH_META):
@@ -48,6 +79,56 @@ def refetch_request(
     kind = response.meta.get("entity_kind", "page")
     stats.inc_value(f"parse/refetched/{kind}")
     logger.warning("Broken page state on %s; asking for the page once more", response.url)
-    retry = original_request(response.request)
-    meta = {k: v for k, v in retry.meta.items() if k not in DOWNLOAD_META}
-    return retry.replace(dont_filter=True, meta={**meta, REFETCH_META: True})
+    return again(response, **{REFETCH_META: True})
+
+
+class Refetcher:
+    """Turns a parsed page's signals into the request to make instead (see the module)."""
+
+    def __init__(
+        self, config: BrowserConfig, options: CrawlOptions, stats: StatsCollector, logger: Logger
+    ) -> None:
+        self.config = config
+        self.options = options
+        self.stats = stats
+        self.logger = logger
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, options: CrawlOptions, logger: Logger) -> Refetcher:
+        assert crawler.stats is not None
+        return cls(BrowserConfig.from_settings(crawler.settings), options, crawler.stats, logger)
+
+    def request_for(self, response: Response, result: PageResult) -> Request | None:
+        """The request that replaces this response's result, or None to use the result."""
+        broken = refetch_request(response, result, self.stats, self.logger)
+        if broken is not None:
+            return broken
+        return self.browser_request(response, result)
+
+    def browser_request(self, response: Response, result: PageResult) -> Request | None:
+        """The page once through the browser, when plain HTTP lacked what it shows."""
+        kind = response.meta.get("entity_kind")
+        if self.config.mode != "auto" or kind not in PAGE_KINDS or response.status != 200:
+            return None
+        if response.request is None or response.request.method != "GET":
+            return None
+        what = self.lacking(response, result)
+        if what is None:
+            return None
+        if response.meta.get(RENDER_COUNT_META, 0) >= 1:
+            self.stats.inc_value(f"render/incomplete/{what}")
+            self.logger.warning("%s still lacks %s after rendering", response.url, what)
+            return None
+        self.stats.inc_value(f"render/fallback/{what}")
+        self.logger.info("%s lacks %s over plain HTTP; asking the browser", response.url, what)
+        return again(response, **{RENDER_REASON_META: what})
+
+    def lacking(self, response: Response, result: PageResult) -> str | None:
+        """What the page lacks: its ``needs_browser`` signal, or (tag pages outside
+        history mode) fewer cards than ``max_stories``."""
+        signal = result.signal("needs_browser")
+        if signal is not None:
+            return signal.what
+        if result.kind != "tag" or self.options.history is not None:
+            return None
+        return missing_data(result, self.options.max_stories)

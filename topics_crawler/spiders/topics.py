@@ -11,6 +11,11 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
     scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
+
+Scrapy's debugging commands take any Medium URL with no argument: ``scrapy parse
+--spider=topics <url>`` runs the callback of that page's kind (:meth:`TopicsSpider.parse`)
+and ``scrapy shell <url>`` fetches it as a crawl would (see
+:mod:`topics_crawler.middlewares.entity_kind`).
 """
 
 from __future__ import annotations
@@ -18,18 +23,21 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from scrapy import Request, Spider
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.fingerprint import CANONICAL_URL_META
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
+from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.signals import page_failed
-from topics_crawler.spiders._arguments import CrawlOptions
+from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (
     HISTORY_TAG_META,
     HistoryCallbacks,
@@ -37,9 +45,9 @@ from topics_crawler.spiders._history import (
     history_ranges,
     is_history_fallback,
 )
-from topics_crawler.spiders._refetch import refetch_request
+from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.spiders._responses import RESPONSES_STORY_META, ResponsesFetcher
-from topics_crawler.urls import MediumLink, is_medium_domain
+from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
 
@@ -68,7 +76,7 @@ class TopicsSpider(Spider):
         self.arguments: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         self.options = CrawlOptions.from_arguments(
             tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
-            history=history, since=since, responses=responses,
+            history=history, since=since, responses=responses, require_tags=False,
         )  # fmt: skip
         self.requested: set[tuple[str, str]] = set()
         #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
@@ -85,7 +93,20 @@ class TopicsSpider(Spider):
             **{k: v for k, v in spider_args.items() if k in known}, extra=extra
         )
 
+    @property
+    def one_page_run(self) -> bool:
+        """No tag to crawl: the spider serves ``scrapy parse`` or ``scrapy shell`` of one page
+        (``scrapy crawl`` refuses to start without a tag), so crawl-level checks do not apply."""
+        return not self.options.tag_urls
+
+    @classmethod
+    def handles_request(cls, request: Request) -> bool:
+        """Medium pages are this spider's (``scrapy parse``/``shell`` without ``--spider``)."""
+        return classify_url(request.url) is not None
+
     async def start(self) -> AsyncIterator[Request]:
+        if self.one_page_run:
+            raise SpiderArgumentError(NO_TAGS)
         if self.options.ignored:
             names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
             self.logger.warning("Ignoring unknown spider arguments: %s", names)
@@ -135,12 +156,28 @@ class TopicsSpider(Spider):
 
     # --- callbacks ---------------------------------------------------------------
 
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[Item | Request]:
+        """Any Medium page, by the kind its request names (``scrapy parse <url>``, requests
+        without a callback); a page of no entity kind (an RSS feed, a JSON payload) gives
+        the items its content holds."""
+        kind = response.meta.get("entity_kind")
+        if kind in _FOLLOW_KEY or kind == "tag":
+            yield from getattr(self, f"parse_{kind}")(response)
+            return
+        result = self.parse_response(response, None)
+        if isinstance(result, Request):
+            yield result
+            return
+        yield from result.items  # a crawl follows no feed
+
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
         result = self.parse_response(response, "tag")
-        if (again := self.refetch(response, result)) is not None:
-            yield again
+        if isinstance(result, Request):
+            yield result
             return
         yield from result.items_of("tag_page")
+        if self.history is not None and not is_history_fallback(response):
+            self.count_expected_history(result)
         if self.history is None or is_history_fallback(response):
             yield from self.take_stories(result, self.options.max_stories)
         # else the tag's stories come from its history listing
@@ -212,6 +249,20 @@ class TopicsSpider(Spider):
 
     # --- helpers ------------------------------------------------------------------
 
+    def count_expected_history(self, result: PageResult) -> None:
+        """Add the tag's story count (capped by ``max_stories``) to the history's known
+        size, which the progress line turns into a share done and an ETA. Only for
+        all-time histories: the count of a ``since`` range is not on the page."""
+        if self.options.since is not None:
+            return
+        for page in result.items_of("tag_page"):
+            count = getattr(page, "story_count", None)
+            if count:
+                cap = self.options.max_stories
+                expected = min(count, cap) if cap else count
+                self.crawler.stats.inc_value(HISTORY_EXPECTED_STAT, expected)
+                self.crawler.stats.inc_value(HISTORY_SIZED_TAGS_STAT)
+
     def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
         """Follow (or, when not following stories, yield) the first ``limit`` story cards."""
         cards = {s.story_id: s for s in result.items_of("story") if isinstance(s, Story)}
@@ -222,16 +273,21 @@ class TopicsSpider(Spider):
             elif card is not None:
                 yield card
 
-    def parse_response(self, response: Response, kind: PageKind) -> PageResult:
-        """Parse a page, count it, and report its problems with the URL."""
+    def parse_response(self, response: Response, kind: PageKind | None) -> PageResult | Request:
+        """Parse a page and count it; the request to make instead when the result says
+        "fetch again" (see ``_refetch``); else the result, its problems reported with the URL."""
         result = parse_page(
             response.body, response.url, kind=kind, encoding=response_encoding(response)
         )
+        kind = kind or result.kind
         stats = self.crawler.stats
         stats.inc_value(f"parse/pages/{kind}")
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
+        if (again := self.refetch(response, result)) is not None:
+            return again
+        record_coverage(stats, kind, result)  # only the parse whose result is kept
         if not result.items:
             stats.inc_value(f"parse/failed/{kind}")
             self.logger.error("No %s data on %s", kind, response.url)
@@ -244,8 +300,8 @@ class TopicsSpider(Spider):
         """A story, author or publication page: its item (gaps filled from what was
         known), then the entities of ``follow`` it links to."""
         result = self.parse_response(response, kind)
-        if (again := self.refetch(response, result)) is not None:
-            yield again
+        if isinstance(result, Request):
+            yield result
             return
         yield from self.entity_item(result, kind, known)
         yield from self.follow_entities(result, follow)
@@ -264,9 +320,15 @@ class TopicsSpider(Spider):
             spider=self,
         )
 
+    @cached_property
+    def refetcher(self) -> Refetcher:
+        """Turns the page results' fetch-again signals into requests (see ``_refetch``)."""
+        return Refetcher.from_crawler(self.crawler, self.options, self.logger)
+
     def refetch(self, response: Response, result: PageResult) -> Request | None:
-        """Once, a re-request of a page whose state JSON was broken (see ``_refetch``)."""
-        return refetch_request(response, result, self.crawler.stats, self.logger)
+        """The request to make instead of using ``result`` (broken state, needs the
+        browser), or None."""
+        return self.refetcher.request_for(response, result)
 
     def entity_item(self, result: PageResult, item_type: str, known: Item | None) -> Iterator[Item]:
         item = next(iter(result.items_of(item_type)), None)

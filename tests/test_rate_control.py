@@ -1,0 +1,148 @@
+"""The per-slot rate controller: its decisions (pure), and the middleware that owns slot.delay."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.core.downloader import Slot
+from scrapy.exceptions import NotConfigured
+from scrapy.http import Response
+from scrapy.utils.test import get_crawler
+
+from topics_crawler.middlewares.rate import (
+    LEARNED_RATE_STAT,
+    AdaptiveRateMiddleware,
+    RatePolicy,
+    SlotRate,
+)
+from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
+
+SLOT = "127.0.0.1"
+URL = "http://127.0.0.1:8000/tag/llm"
+POLICY = RatePolicy(ceilings={"medium.com": 5.0}, decrease=0.5, increase=0.1, window=2.0)
+
+
+def served(rate: SlotRate, start: float, per_second: float, seconds: float) -> float:
+    """Feed ``per_second`` successes for ``seconds``; returns the time after them."""
+    now = start
+    for _ in range(round(per_second * seconds)):
+        now += 1 / per_second
+        rate.succeeded(now)
+    return now
+
+
+def test_ceilings_match_the_host_and_its_subdomains() -> None:
+    assert POLICY.ceiling_for("medium.com") == 5.0
+    assert POLICY.ceiling_for("towardsdatascience.medium.com") == 5.0
+    assert POLICY.ceiling_for("notmedium.com") is None
+    assert POLICY.ceiling_for("127.0.0.1") is None
+    assert RatePolicy(default_ceiling=2.0).ceiling_for("example.org") == 2.0
+
+
+def test_until_the_first_limit_a_slot_runs_at_its_ceiling_or_unlimited() -> None:
+    assert SlotRate(POLICY, 5.0).delay == pytest.approx(0.2)
+    unlimited = SlotRate(POLICY, None)
+    served(unlimited, 0.0, 50, 1)
+    assert (unlimited.current, unlimited.delay) == (None, 0.0)
+
+
+def test_a_429_halves_the_rate_it_was_served_at_and_pauses_for_retry_after() -> None:
+    rate = SlotRate(POLICY, None)
+    now = served(rate, 0.0, 20, 2)  # 20 successes/s before the limit
+    assert rate.throttled(now, sent_at=now - 0.05, retry_after=3) is True
+    assert rate.current == pytest.approx(10.0, rel=0.1)
+    assert rate.pause_until == pytest.approx(now + 3)
+
+
+def test_one_decrease_per_round_trip() -> None:
+    rate = SlotRate(POLICY, 8.0)
+    now = served(rate, 0.0, 8, 1)
+    assert rate.throttled(now, sent_at=now - 0.1, retry_after=None)
+    after_first = rate.current
+    # answers to requests already in flight at the first 429 do not decrease again
+    assert not rate.throttled(now + 0.01, sent_at=now - 0.05, retry_after=None)
+    assert rate.current == after_first
+    # a request sent after the decrease that is limited again does
+    assert rate.throttled(now + 1, sent_at=now + 0.5, retry_after=None)
+    assert rate.current is not None
+    assert after_first is not None
+    assert rate.current < after_first
+
+
+def test_success_speeds_up_gradually_and_never_past_the_ceiling() -> None:
+    rate = SlotRate(POLICY, 5.0)
+    now = served(rate, 0.0, 5, 1)
+    rate.throttled(now, sent_at=now, retry_after=None)
+    assert rate.current == pytest.approx(2.5)
+    now = served(rate, now, 2.5, 1)
+    assert rate.current is not None
+    assert 2.5 < rate.current < 2.5 * 1.15
+    served(rate, now, 5, 60)
+    assert rate.current == 5.0
+
+
+def test_the_rate_never_falls_below_the_floor() -> None:
+    rate = SlotRate(RatePolicy(decrease=0.1, minimum=0.5), None)
+    for step in range(10):
+        rate.throttled(float(step), sent_at=float(step), retry_after=None)
+    assert rate.current == 0.5
+
+
+def test_overload_slows_down_less_than_a_rate_limit() -> None:
+    limited, overloaded = SlotRate(POLICY, 4.0), SlotRate(POLICY, 4.0)
+    limited.throttled(1.0, sent_at=1.0, retry_after=None)
+    overloaded.overloaded(1.0, sent_at=1.0)
+    assert limited.current is not None
+    assert overloaded.current is not None
+    assert limited.current < overloaded.current < 4.0
+
+
+# --- the middleware -------------------------------------------------------------------
+
+
+def make_middleware(**settings: object) -> tuple[AdaptiveRateMiddleware, Slot, list[float]]:
+    crawler = get_crawler(Spider, {"RATE_DECREASE": 0.5, **settings})
+    slot = Slot(concurrency=4, delay=0.0, jitter=0)
+    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(slots={SLOT: slot}))
+    middleware = AdaptiveRateMiddleware.from_crawler(crawler)
+    clock = [100.0]
+    middleware.clock = lambda: clock[0]
+    return middleware, slot, clock
+
+
+def request(**meta: object) -> Request:
+    return Request(URL, meta={"download_slot": SLOT, "download_latency": 0.05, **meta})
+
+
+def test_autothrottle_and_the_rate_control_never_both_write_the_delay() -> None:
+    with pytest.raises(NotConfigured):
+        AdaptiveRateMiddleware.from_crawler(get_crawler(Spider, {"AUTOTHROTTLE_ENABLED": True}))
+    with pytest.raises(NotConfigured):
+        AdaptiveRateMiddleware.from_crawler(get_crawler(Spider, {"RATE_CONTROL_ENABLED": False}))
+
+
+def test_a_429_sets_the_slot_delay_pauses_the_slot_and_records_the_rate() -> None:
+    middleware, slot, clock = make_middleware()
+    for _ in range(20):
+        clock[0] += 0.05
+        middleware.response_downloaded(Response(URL, status=200), request())
+    assert slot.delay == 0.0  # no limit seen yet, no ceiling on this host
+    limited = Response(URL, status=429, headers={"Retry-After": "2"})
+    middleware.response_downloaded(limited, request())  # the retry is the retry middleware's
+    assert slot.delay > 0
+    assert slot.lastseen == pytest.approx(clock[0] + 2)  # the slot's queue resumes then
+    stats = middleware.crawler.stats
+    assert stats is not None
+    assert stats.get_value("rate/throttled") == 1
+    assert stats.get_value(LEARNED_RATE_STAT + SLOT) == pytest.approx(1 / slot.delay, rel=0.01)
+
+
+def test_a_retry_coming_back_early_is_held_by_its_slot_until_its_not_before_time() -> None:
+    middleware, slot, clock = make_middleware()
+    import time
+
+    middleware.process_request(request(**{RETRY_NOT_BEFORE_META: time.time() + 4}))
+    assert slot.lastseen == pytest.approx(clock[0] + 4, abs=0.1)
+    assert slot.delay > 0  # a zero delay would skip the slot's pacing

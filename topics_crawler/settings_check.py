@@ -1,0 +1,274 @@
+"""Every setting the project reads, checked before a crawl starts: one table, one line per error.
+
+``scrapy crawl`` runs :func:`settings_error` while it reads the command line
+(:mod:`topics_crawler.commands.crawl`): a bad value (``-s RENDER_MODE=sometimes``,
+an unwritable ``JOBDIR``) prints one ``error:`` line and exits with status 2,
+before anything starts or is written.
+
+:data:`RULES` is the table: setting name → check. A check takes the raw value
+(a string when it came from ``-s``) and the settings, and returns why the value
+is wrong, or None. Unset (None) values are not checked: the component falls back
+to its default. To cover a new setting, add one row built from the small checks
+below (``choice``, ``number``, ``flag``, ``writable_dir``…).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from scrapy.settings import BaseSettings
+
+#: ``check(value, settings)`` → why ``value`` is wrong, or None.
+Check = Callable[[Any, BaseSettings], str | None]
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def choice(*allowed: str) -> Check:
+    """One of ``allowed`` (case-insensitive)."""
+
+    def check(value: Any, settings: BaseSettings) -> str | None:
+        if str(value).strip().lower() in allowed:
+            return None
+        return f"{value!r} is not one of {', '.join(allowed)}"
+
+    return check
+
+
+def number(
+    minimum: float | None = None, maximum: float | None = None, whole: bool = False
+) -> Check:
+    """A number (a whole one with ``whole``) within ``[minimum, maximum]``."""
+    kind = "a whole number" if whole else "a number"
+
+    def check(value: Any, settings: BaseSettings) -> str | None:
+        try:
+            parsed = int(str(value)) if whole else float(str(value))
+        except ValueError:
+            return f"{value!r} is not {kind}"
+        if not math.isfinite(parsed):
+            return f"{value!r} is not {kind}"
+        if minimum is not None and parsed < minimum:
+            return f"{value!r} is below {minimum:g}"
+        if maximum is not None and parsed > maximum:
+            return f"{value!r} is above {maximum:g}"
+        return None
+
+    return check
+
+
+def flag(value: Any, settings: BaseSettings) -> str | None:
+    """True/False, 1/0, yes/no, on/off."""
+    if isinstance(value, bool | int) or str(value).strip().lower() in _TRUE | _FALSE:
+        return None
+    return f"{value!r} is not true or false"
+
+
+def _writable(path: Path, what: str) -> str | None:
+    """Why ``path`` (a directory or a file to create) cannot be written, or None."""
+    existing = path
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if existing != path and not existing.is_dir():
+        return f"{what} {path} is not writable: {existing} is not a directory"
+    if existing == path and what == "directory" and not path.is_dir():
+        return f"{what} {path} is not writable: not a directory"
+    if existing == path and what == "file" and path.is_dir():
+        return f"{what} {path} is not writable: it is a directory"
+    if not os.access(existing, os.W_OK):
+        return f"{what} {path} is not writable: permission denied"
+    return None
+
+
+def writable_dir(value: Any, settings: BaseSettings) -> str | None:
+    """A directory that exists and is writable, or can be created."""
+    return _writable(Path(str(value)).expanduser(), "directory") if str(value) else None
+
+
+def writable_file(value: Any, settings: BaseSettings) -> str | None:
+    """A file that is writable, or can be created."""
+    return _writable(Path(str(value)).expanduser(), "file") if str(value) else None
+
+
+def http_url(value: Any, settings: BaseSettings) -> str | None:
+    try:
+        parts = urlsplit(str(value))
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError as exc:
+        return f"{value!r} is not an http(s) URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{value!r} is not an http(s) URL"
+    return None
+
+
+def redis_url(value: Any, settings: BaseSettings) -> str | None:
+    try:
+        parts = urlsplit(str(value))
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError as exc:
+        return f"{value!r} is not a redis:// URL ({exc})"
+    if parts.scheme not in ("redis", "rediss", "unix"):
+        return f"{value!r} is not a redis://, rediss:// or unix:// URL"
+    return None
+
+
+def _items(value: Any) -> list[str]:
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            loaded = json.loads(text)
+            return [str(item) for item in loaded]
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return [str(item) for item in value]
+
+
+def port_list(value: Any, settings: BaseSettings) -> str | None:
+    """TCP ports, as a list or comma-separated."""
+    try:
+        ports = _items(value)
+    except (TypeError, ValueError):
+        return f"{value!r} is not a list of ports"
+    for port in ports:
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            return f"{port!r} is not a TCP port"
+    return None
+
+
+def host_list(value: Any, settings: BaseSettings) -> str | None:
+    """Host names, as a list or comma-separated (no scheme, no path)."""
+    try:
+        hosts = _items(value)
+    except (TypeError, ValueError):
+        return f"{value!r} is not a list of host names"
+    for host in hosts:
+        if not host or any(c in host for c in "/:@ ?#"):
+            return f"{host!r} is not a host name"
+    return None
+
+
+def count_map(value: Any, settings: BaseSettings) -> str | None:
+    """``{name: whole number >= 0}`` (a dict, or its JSON)."""
+    try:
+        mapping = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        return f"{value!r} is not a JSON object"
+    if not isinstance(mapping, Mapping):
+        return f"{value!r} is not a JSON object"
+    for key, count in mapping.items():
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            return f"{key}: {count!r} is not a whole number >= 0"
+    return None
+
+
+def loopback_host(value: Any, settings: BaseSettings) -> str | None:
+    """Control servers listen on the loopback interface only."""
+    if str(value).strip().lower() in ("127.0.0.1", "::1", "localhost"):
+        return None
+    return f"{value!r} is not a loopback address (control servers listen on 127.0.0.1 only)"
+
+
+def telnet_console(value: Any, settings: BaseSettings) -> str | None:
+    """On only with a password (a generated one would be written to the log)."""
+    problem = flag(value, settings)
+    if problem is not None:
+        return problem
+    if settings.getbool("TELNETCONSOLE_ENABLED") and not settings.get("TELNETCONSOLE_PASSWORD"):
+        return "on, but TELNETCONSOLE_PASSWORD is not set (a generated one would be logged)"
+    return None
+
+
+_POSITIVE = number(minimum=0.0)
+_COUNT = number(minimum=0, whole=True)
+_RATIO = number(minimum=0.0, maximum=1.0)
+
+#: Setting name → check. Add a row for each setting the project reads.
+RULES: dict[str, Check] = {
+    # medium, politeness
+    "MEDIUM_BASE_URL": http_url,
+    "ROBOTSTXT_OBEY": flag,
+    "AUTOTHROTTLE_ENABLED": flag,
+    "AUTOTHROTTLE_START_DELAY": _POSITIVE,
+    "AUTOTHROTTLE_MAX_DELAY": _POSITIVE,
+    "AUTOTHROTTLE_TARGET_CONCURRENCY": number(minimum=0.01),
+    "DOWNLOAD_DELAY": _POSITIVE,
+    "DOWNLOAD_TIMEOUT": number(minimum=0.1),
+    "CONCURRENT_REQUESTS": number(minimum=1, whole=True),
+    "CONCURRENT_REQUESTS_PER_DOMAIN": number(minimum=1, whole=True),
+    "LOG_LEVEL": choice("critical", "error", "warning", "info", "debug"),
+    "LOG_FILE": writable_file,
+    "LOGSTATS_INTERVAL": _POSITIVE,
+    # record / replay, job dir
+    "REPLAY_MODE": choice("off", "record", "replay"),
+    "REPLAY_DIR": writable_dir,
+    "JOBDIR": writable_dir,
+    "RESUME_CHECKPOINT_INTERVAL": number(minimum=0.01),
+    # feeds, dataset, pipelines
+    "PARQUET_ROW_GROUP_SIZE": number(minimum=1, whole=True),
+    "PARQUET_COMPRESSION": choice("zstd", "snappy", "gzip", "brotli", "lz4", "none"),
+    # DATASET_DIR: the dataset add-on's preflight checks it (one line, exit 1)
+    "STATS_FILE": writable_file,
+    "REJECTS_FILE": writable_file,
+    "FAILURES_FILE": writable_file,
+    "DEDUPE_STATE": writable_file,
+    "NORMALIZE_ENABLED": flag,
+    "VALIDATE_ENABLED": flag,
+    "DEDUPE_ENABLED": flag,
+    "DEDUPE_EMIT_ALL": flag,
+    # reliability
+    "RETRY_ENABLED": flag,
+    "RETRY_TIMES": _COUNT,
+    "RETRY_BACKOFF_BASE": _POSITIVE,
+    "RETRY_BACKOFF_MAX": _POSITIVE,
+    "RETRY_AFTER_MAX": _POSITIVE,
+    "RETRY_AFTER_LONG_WAIT": _POSITIVE,
+    "BLOCKED_RETRY_TIMES": _COUNT,
+    "LINK_SAFETY_ALLOWED_HOSTS": host_list,
+    "LINK_SAFETY_ALLOWED_PORTS": port_list,
+    "HEALTH_ENABLED": flag,
+    "HEALTH_MIN_ITEMS": count_map,
+    "HEALTH_MAX_FAILURE_RATIO": _RATIO,
+    "HEALTH_MAX_REJECT_RATIO": _RATIO,
+    # control servers
+    "TELNETCONSOLE_ENABLED": telnet_console,
+    "TELNETCONSOLE_HOST": loopback_host,
+    "REMOTE_CONTROL_ENABLED": flag,
+    # tag history, browser
+    "HISTORY_PAGE_SIZE": number(minimum=1, maximum=100, whole=True),
+    "HISTORY_MAX_PAGES": number(minimum=1, whole=True),
+    "RENDER_MODE": choice("auto", "always", "never"),
+    "RENDER_SCROLL_IDLE_TRIES": number(minimum=1, whole=True),
+    "RENDER_SCROLL_PAUSE": _POSITIVE,
+    "RENDER_TIME_BUDGET": _POSITIVE,
+    "RENDER_SETTLE_TIMEOUT": _POSITIVE,
+    "PLAYWRIGHT_MAX_CONTEXTS": number(minimum=1, whole=True),
+    "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": number(minimum=1, whole=True),
+    # distributed
+    "REDIS_URL": redis_url,
+    "REDIS_SOCKET_TIMEOUT": number(minimum=0.1),
+    "DISTRIBUTED_IDLE_CLOSE": _POSITIVE,
+    "DISTRIBUTED_WORKER_TIMEOUT": number(minimum=1.0),
+    "DISTRIBUTED_CHECKPOINT_INTERVAL": number(minimum=0.05),
+    "DISTRIBUTED_STATE_DIR": writable_dir,
+    "DISTRIBUTED_RESTART": flag,
+}
+
+
+def settings_error(settings: BaseSettings, rules: Mapping[str, Check] = RULES) -> str | None:
+    """``NAME: why`` for the first bad setting (in table order), or None when all are fine."""
+    for name, check in rules.items():
+        value = settings.get(name)
+        if value is None:
+            continue
+        problem = check(value, settings)
+        if problem is not None:
+            return f"{name}: {problem}"
+    return None
