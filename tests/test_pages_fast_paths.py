@@ -159,7 +159,7 @@ def test_document_contains_remembers_the_answer() -> None:
     doc = Document("<html><body>postArticle</body></html>", "https://medium.com/p/1")
     assert doc.contains("postArticle")
     assert not doc.contains("graf--title")
-    doc.text = "changed graf--title"  # each answer is read once per page, not re-scanned
+    doc._text = "changed graf--title"  # each answer is scanned once per page, not again
     assert doc.contains("postArticle")
     assert not doc.contains("graf--title")
 

@@ -50,7 +50,7 @@ _JSON_STARTS = ("])}while(1);", "{", "[")
 
 def detect_kind(doc: Document) -> PageKind:
     """Kind of page from its content first (JSON, feed), then its URL, then its meta tags."""
-    head = doc.text[:512].lstrip().lstrip("\ufeff")
+    head = doc.head(512).lstrip().lstrip("\ufeff")
     if head.startswith(_JSON_STARTS):
         return "json"
     if head.startswith("<?xml") or "<rss" in head[:300]:

@@ -39,6 +39,8 @@ LEGACY_TYPES = {
 _HEADING_PREFIX = {"H1": "# ", "H2": "## ", "H3": "### ", "H4": "#### "}
 _QUOTES = frozenset({"BQ", "PQ"})
 _SKIPPED = frozenset({"IFRAME"})
+#: Longest text whose words are counted from a list of them (faster); longer ones one by one.
+_FINDALL_LIMIT = 1_000_000
 _WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
 
 
@@ -112,7 +114,9 @@ def count_words(text: str | None) -> int | None:
     """Words in ``text`` (Markdown markers and code fences do not count); None for no text."""
     if not text:
         return None
-    return len(_WORD_RE.findall(text))
+    if len(text) <= _FINDALL_LIMIT:
+        return len(_WORD_RE.findall(text))
+    return sum(1 for _word in _WORD_RE.finditer(text))  # a huge body: no list of every word
 
 
 _DOM_TYPES = {

@@ -62,6 +62,32 @@ _BOMS = (
 )
 
 
+_VALIDATE_CHUNK = 1 << 20
+
+
+def _reads_as_utf8(body: bytes, encoding: str | None) -> bool:
+    """True when :func:`_decode` would read ``body`` as UTF-8 and it is clean UTF-8,
+    checked chunk by chunk so no text copy of the whole page is made."""
+    if any(body.startswith(mark) for mark, _codec in _BOMS):
+        return False
+    if encoding:
+        try:
+            declared = codecs.lookup(encoding).name
+        except LookupError:
+            declared = "utf-8"
+        if declared != "utf-8":
+            return False
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(body)
+    try:
+        for start in range(0, len(body), _VALIDATE_CHUNK):
+            decoder.decode(view[start : start + _VALIDATE_CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
     """:func:`decode_body` plus the codec that read the bytes cleanly (None: str or lossy)."""
     if isinstance(body, str):
@@ -89,10 +115,17 @@ class Document:
         encoding: str | None = None,
     ) -> None:
         self.url = url
-        self.text, codec = _decode(body, encoding)
-        #: The body when it is clean UTF-8: lxml reads those bytes faster than the same text
-        #: as str (a page with one emoji is a 4-bytes-per-character str).
-        self._utf8_body = body if isinstance(body, bytes) and codec == "utf-8" else None
+        #: The body when it is clean UTF-8: lxml and the state reader work on these bytes,
+        #: and the text is decoded only when a parser asks for it — a str copy of a big
+        #: page costs 1–4 bytes per character (one emoji makes every character 4 bytes).
+        self._utf8_body: bytes | None = None
+        self._text: str | None = None
+        if isinstance(body, bytes) and _reads_as_utf8(body, encoding):
+            self._utf8_body = body
+        else:
+            self._text, codec = _decode(body, encoding)
+            if isinstance(body, bytes) and codec == "utf-8":
+                self._utf8_body = body
         self.now = scraped_at or datetime.now(UTC)
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
@@ -102,6 +135,35 @@ class Document:
         #: What parsers work out once per page and read more than once (their own keys).
         self.memo: dict[str, Any] = {}
 
+    @property
+    def text(self) -> str:
+        """The page as text (decoded on first use for clean UTF-8 bodies)."""
+        if self._text is None:
+            self._text = (self._utf8_body or b"").decode("utf-8")
+        return self._text
+
+    def _text_unless_bytes(self) -> str | None:
+        """The text, unless the clean UTF-8 bytes can be read instead (then None)."""
+        return None if self._utf8_body is not None else self.text
+
+    def head(self, chars: int) -> str:
+        """The first ``chars`` characters of the text, without decoding the whole body."""
+        if self._text is not None or self._utf8_body is None:
+            return self.text[:chars]
+        return self._utf8_body[: chars * 4].decode("utf-8", errors="ignore")[:chars]
+
+    def tail(self, chars: int) -> str:
+        """The last ``chars`` characters of the text, without decoding the whole body."""
+        if self._text is not None or self._utf8_body is None:
+            return self.text[-chars:]
+        return self._utf8_body[-chars * 4 :].decode("utf-8", errors="ignore")[-chars:]
+
+    def is_blank(self) -> bool:
+        """No text, or only white space."""
+        if self._utf8_body is not None:
+            return not self._utf8_body.strip()
+        return not self.text or self.text.isspace()
+
     def error(self, reason: str) -> None:
         """Record a problem with this page (reported as ``parse/errors/<kind>``)."""
         if reason not in self.errors:
@@ -110,7 +172,7 @@ class Document:
     @cached_property
     def tree(self) -> lxml.html.HtmlElement | None:
         """The parsed HTML tree, or None for an empty / unparseable body."""
-        if not self.text or self.text.isspace():
+        if self.is_blank():
             self.error("empty body")
             return None
         try:
@@ -230,7 +292,7 @@ class Document:
     @cached_property
     def _apollo_cache(self) -> dict[str, Any] | None:
         try:
-            return find_apollo_state(self.text, self._utf8_body)
+            return find_apollo_state(self._text_unless_bytes(), self._utf8_body)
         except StateError as exc:
             self.error(f"broken Apollo state: {exc}")
             self.signals.append(FetchAgain("broken_state", "apollo_state", str(exc)))
@@ -253,7 +315,7 @@ class Document:
     def legacy(self) -> dict[str, Any] | None:
         """The raw ``{value, references}`` payload of a 2015–2018 page, or None."""
         try:
-            return find_legacy_state(self.text, self._utf8_body)
+            return find_legacy_state(self._text_unless_bytes(), self._utf8_body)
         except StateError as exc:
             self.error(f"broken legacy state: {exc}")
             self.signals.append(FetchAgain("broken_state", "legacy_state", str(exc)))

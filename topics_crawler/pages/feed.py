@@ -109,7 +109,7 @@ def _story_link(story: Story) -> MediumLink | None:
 
 def _channel(doc: Document) -> etree._Element | None:
     """The ``<channel>`` of an RSS 2.0 document; records why when there is none."""
-    if not doc.text.strip():
+    if doc.is_blank():
         doc.error("empty body")
         return None
     try:

@@ -79,15 +79,14 @@ def parse_story(doc: Document) -> PageResult:
     result = PageResult(kind="story", url=doc.url, items=items)
     result.links = unique_links([*entity_links(items), *page_links(doc)])
     result.missing = [name for name in CORE_FIELDS if getattr(story, name) in (None, "")]
-    if is_truncated(doc.text):
+    if is_truncated(doc):
         result.errors.append("truncated page: no closing </html>")
     return result
 
 
-def is_truncated(text: str) -> bool:
+def is_truncated(doc: Document) -> bool:
     """An HTML page that opens ``<html`` but never closes it was cut off in transit."""
-    head = text[:2048].lower()
-    return "<html" in head and "</html>" not in text[-4096:].lower()
+    return "<html" in doc.head(2048).lower() and "</html>" not in doc.tail(4096).lower()
 
 
 def story_state(doc: Document, scraped_at: str | None = None) -> StoryState:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _DECODER = json.JSONDecoder()
@@ -25,12 +25,14 @@ class StateError(ValueError):
     """Embedded JSON was found but could not be decoded."""
 
 
-def decode_after(text: str, marker: str, start: int = 0, origin: int = 0) -> tuple[Any, int] | None:
+def decode_after(
+    text: str, marker: str, start: int = 0, origin: int | Callable[[], int] = 0
+) -> tuple[Any, int] | None:
     """Decode the JSON value that follows ``marker`` (after ``=``/``(`` and white space).
 
     Returns ``(value, end index)`` or None when the marker is absent; raises
     :class:`StateError` when the marker is there but the JSON is broken, with the offset
-    in the page (``origin``: where ``text`` starts in the page).
+    in the page (``origin``: where ``text`` starts in the page, or a function that says).
     """
     index = text.find(marker, start)
     if index < 0:
@@ -42,7 +44,7 @@ def decode_after(text: str, marker: str, start: int = 0, origin: int = 0) -> tup
     try:
         value, end = _DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
-        where = origin + exc.pos
+        where = (origin() if callable(origin) else origin) + exc.pos
         raise StateError(f"broken JSON after {marker!r}: {exc.msg} (offset {where})") from exc
     except RecursionError as exc:
         raise StateError(f"JSON after {marker!r} is nested too deeply") from exc
@@ -59,22 +61,26 @@ def strip_xssi(text: str) -> str:
     return text
 
 
-def _from_marker(text: str, body: bytes | None, marker: str) -> tuple[str, int] | None:
+Located = tuple[str, int | Callable[[], int]]
+
+
+def _from_marker(text: str | None, body: bytes | None, marker: str) -> Located | None:
     """``(text from the first marker on, its offset in the page)``, or None when the
     marker is absent. With the page's clean UTF-8 ``body`` the marker is looked for in the
     bytes (an ASCII search, fast whatever the page's characters) and only the text after
-    it is decoded; the offset is counted in characters, like ``text``'s."""
+    it is decoded; the offset, in characters, is then worked out only if asked for."""
     if body is None:
+        text = text or ""
         index = text.find(marker)
         return (text[index:], index) if index >= 0 else None
     index = body.find(marker.encode("ascii"))
     if index < 0:
         return None
     segment = body[index:].decode("utf-8", errors="replace")
-    return segment, len(text) - len(segment)
+    return segment, lambda: len(body[:index].decode("utf-8", errors="replace"))
 
 
-def find_apollo_state(text: str, body: bytes | None = None) -> dict[str, Any] | None:
+def find_apollo_state(text: str | None, body: bytes | None = None) -> dict[str, Any] | None:
     """The ``window.__APOLLO_STATE__`` object of a 2019+ page, or None when absent.
     ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`)."""
     for marker in APOLLO_MARKERS:
@@ -88,7 +94,7 @@ def find_apollo_state(text: str, body: bytes | None = None) -> dict[str, Any] | 
     return None
 
 
-def find_legacy_state(text: str, body: bytes | None = None) -> dict[str, Any] | None:
+def find_legacy_state(text: str | None, body: bytes | None = None) -> dict[str, Any] | None:
     """The embedded ``{value, references, …}`` payload of a 2015–2018 page.
 
     2016–18 pages call ``window["obvInit"]({...})``; 2015 pages assign
@@ -99,7 +105,7 @@ def find_legacy_state(text: str, body: bytes | None = None) -> dict[str, Any] | 
     for candidate, candidate_body in _legacy_texts(text, body):
         for marker in LEGACY_MARKERS:
             located = _from_marker(candidate, candidate_body, marker)
-            segment, origin = located or ("", 0)
+            segment, origin = located if located is not None else ("", 0)
             index = 0 if located else -1
             while index >= 0:
                 found = decode_after(segment, marker, index, origin)
@@ -114,10 +120,14 @@ def find_legacy_state(text: str, body: bytes | None = None) -> dict[str, Any] | 
     return None
 
 
-def _legacy_texts(text: str, body: bytes | None) -> Iterator[tuple[str, bytes | None]]:
+def _legacy_texts(
+    text: str | None, body: bytes | None
+) -> Iterator[tuple[str | None, bytes | None]]:
     yield text, body
-    escaped = (b"&quot;" in body and b"obvInit" in body) if body is not None else None
-    if escaped or (escaped is None and "&quot;" in text and "obvInit" in text):
+    if body is not None:
+        if b"&quot;" in body and b"obvInit" in body:
+            yield html.unescape(body.decode("utf-8", errors="replace")), None
+    elif text and "&quot;" in text and "obvInit" in text:
         yield html.unescape(text), None
 
 

@@ -536,5 +536,5 @@ class Node:
         return None
 
     def _wrong(self, name: builtins.str, value: Any, expected: builtins.str) -> None:
-        where = self.key or ":".join(part for part in (self.typename, self.id) if part) or "object"
+        where = self.key or self.typename or "object"
         self.state.note(f"{where}.{name} is {kind_of(value)}, not {expected}")
