@@ -48,6 +48,8 @@ class CrawlOptions:
     """``(year, month)``: the history starts with that month (None: all time)."""
     responses: int = 0
     """Responses (replies included) fetched per story over GraphQL; 0: none."""
+    source: str = "tags"
+    """Where stories come from: ``tags`` (tag pages) or ``feed`` (each tag's RSS feed)."""
 
     @classmethod
     def from_arguments(
@@ -61,6 +63,7 @@ class CrawlOptions:
         history: str | None = None,
         since: str | None = None,
         responses: str | int | None = None,
+        source: str | None = None,
         today: date | None = None,
         require_tags: bool = True,
     ) -> CrawlOptions:
@@ -81,6 +84,7 @@ class CrawlOptions:
             history=sort_order,
             since=month,
             responses=_parse_responses(responses),
+            source=_parse_source(source, sort_order),
         )
 
 
@@ -182,3 +186,19 @@ def _parse_responses(value: str | int | None) -> int:
     if not 0 <= number <= MAX_RESPONSES:
         raise SpiderArgumentError(f"responses: must be 0 to {MAX_RESPONSES}, got {number}")
     return number
+
+
+SOURCE_CHOICES = ("tags", "feed")
+
+
+def _parse_source(value: str | None, history: SortOrder | None) -> str:
+    if value is None or value == "":
+        return "tags"
+    choice = value.strip().lower()
+    if choice not in SOURCE_CHOICES:
+        raise SpiderArgumentError(
+            f"source: unknown value {value!r}; choose from {'|'.join(SOURCE_CHOICES)}"
+        )
+    if choice == "feed" and history is not None:
+        raise SpiderArgumentError("source: feed reads the latest items only; drop -a history")
+    return choice

@@ -11,6 +11,7 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
     scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
+    scrapy crawl topics -a tags=llm -a source=feed -s DATASET_DIR=data/llm   # only what is new
 
 Scrapy's debugging commands take any Medium URL with no argument: ``scrapy parse
 --spider=topics <url>`` runs the callback of that page's kind (:meth:`TopicsSpider.parse`)
@@ -38,6 +39,7 @@ from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders._feed import FeedSource, known_story_ids
 from topics_crawler.spiders._history import (
     HISTORY_TAG_META,
     HistoryCallbacks,
@@ -67,16 +69,18 @@ class TopicsSpider(Spider):
         history: str | None = None,
         since: str | None = None,
         responses: str | None = None,
+        source: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__()
         given = dict(tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow)
-        given.update(history=history, since=since, responses=responses)
+        given.update(history=history, since=since, responses=responses, source=source)
         #: The ``-a`` arguments as given (recorded in the dataset manifest).
         self.arguments: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         self.options = CrawlOptions.from_arguments(
             tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
-            history=history, since=since, responses=responses, require_tags=False,
+            history=history, since=since, responses=responses, source=source,
+            require_tags=False,
         )  # fmt: skip
         self.requested: set[tuple[str, str]] = set()
         #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
@@ -87,7 +91,8 @@ class TopicsSpider(Spider):
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
         """Raise :class:`SpiderArgumentError` (a ``ValueError``) for bad ``-a`` arguments."""
-        known = ("tags", "start_urls", "max_stories", "follow", "history", "since", "responses")
+        known = {"tags", "start_urls", "max_stories", "follow", "history", "since"}
+        known |= {"responses", "source"}
         extra = {k: v for k, v in spider_args.items() if k not in known}
         CrawlOptions.from_arguments(
             **{k: v for k, v in spider_args.items() if k in known}, extra=extra
@@ -113,6 +118,10 @@ class TopicsSpider(Spider):
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
         self.history = self.history_pager()
         self.threads = self.responses_fetcher()
+        if self.options.source == "feed":
+            for slug in self.options.tag_urls:
+                yield self.feeds.start(slug)
+            return
         for slug, url in self.options.tag_urls.items():
             self.requested.add(("tag", slug))
             yield Request(
@@ -154,6 +163,17 @@ class TopicsSpider(Spider):
             ),
         )
 
+    @cached_property
+    def feeds(self) -> FeedSource:
+        """The feed fast path of ``-a source=feed`` crawls (stories the dataset lacks)."""
+        return FeedSource(
+            known=known_story_ids(self.crawler.settings.get("DATASET_DIR")),
+            callback=self.parse_feed,
+            errback=self.on_error,
+            stats=self.crawler.stats,
+            logger=self.logger,
+        )
+
     # --- callbacks ---------------------------------------------------------------
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Item | Request]:
@@ -169,6 +189,19 @@ class TopicsSpider(Spider):
             yield result
             return
         yield from result.items  # a crawl follows no feed
+
+    def parse_feed(self, response: Response) -> Iterator[Item | Request]:
+        """A tag's RSS feed (``-a source=feed``): the page of each story the dataset lacks
+        (its feed item travels along and is kept if the page fails)."""
+        result = self.parse_response(response, "feed")
+        if isinstance(result, Request):
+            yield result
+            return
+        for link, item in self.feeds.new_stories(result):
+            if "stories" in self.options.follow:
+                yield from self.follow_entity(link, known=item)
+            elif item is not None:
+                yield item
 
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
         result = self.parse_response(response, "tag")
