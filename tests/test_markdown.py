@@ -7,11 +7,11 @@ markups (overlapping, nested, at emoji, at punctuation).
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import lxml.html
-from hypothesis import given, settings
-from hypothesis import strategies as st
+import pytest
 
 from tests.markdown_readback import read_back
 from topics_crawler.pages._markdown_dom import dom_blocks
@@ -280,19 +280,45 @@ def test_apollo2_references_are_followed() -> None:
 
 # --- property: whatever the markups, a reader gets the text and its styles back ------------
 
-_ALPHABET = st.sampled_from(list("abcxyz  \n.,!?'\"()*_[]`#<>&-🍾é"))
+#: Letters and blanks mostly, with the characters Markdown cares about and an emoji.
+_ALPHABET = "abcxyzé" * 4 + "   \n" + ".,!?'\"()*_[]`#<>&-🍾"
+_KINDS = ("STRONG", "EM", "CODE", "A")
 
 
-@st.composite
-def paragraphs(draw: st.DrawFn) -> tuple[str, list[Markup]]:
-    text = draw(st.text(_ALPHABET, min_size=1, max_size=40))
+def random_paragraph(rng: random.Random) -> tuple[str, list[Markup]]:
+    """A text of up to 40 characters with up to 5 markups anywhere (overlapping, nested,
+    empty, at emoji, at punctuation)."""
+    text = "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(1, 40)))
     markups = []
-    for _ in range(draw(st.integers(0, 5))):
-        start = draw(st.integers(0, len(text)))
-        end = draw(st.integers(start, len(text)))
-        kind = draw(st.sampled_from(["STRONG", "EM", "CODE", "A"]))
+    for _ in range(rng.randint(0, 5)):
+        start = rng.randint(0, len(text))
+        end = rng.randint(start, len(text))
+        kind = rng.choice(_KINDS)
         markups.append(Markup(kind, start, end, "https://e.com/x" if kind == "A" else None))
     return text, markups
+
+
+def _apart_or_nested(text: str, markups: list[Markup]) -> bool:
+    """Bold and italic either nested or apart (touching ones of a kind are one), as in
+    every capture (495 markups, none crossing). Crossing ones must close and reopen at a
+    letter, which CommonMark reads as one delimiter run: there is no Markdown for them."""
+    spans: dict[str, list[tuple[int, int]]] = {"STRONG": [], "EM": []}
+    for m in sorted(markups, key=lambda m: m.start):
+        inner = text[m.start : m.end]
+        if m.kind in spans and inner.strip():
+            start = m.start + len(inner) - len(inner.lstrip())
+            end = start + len(inner.strip())
+            runs = spans[m.kind]
+            if runs and start <= runs[-1][1]:
+                runs[-1] = (runs[-1][0], max(end, runs[-1][1]))
+            else:
+                runs.append((start, end))
+    every = spans["STRONG"] + spans["EM"]
+    if any(a[1] == b[0] for a in spans["STRONG"] for b in spans["EM"]):
+        return False  # "**a***b*": a closing and an opening run at one point read as one
+    if any(a[1] == b[0] for a in spans["EM"] for b in spans["STRONG"]):
+        return False
+    return not any(a[0] < b[0] < a[1] < b[1] for a in every for b in every)
 
 
 def _letter_edges(text: str, markups: list[Markup]) -> bool:
@@ -316,31 +342,38 @@ def _letter_edges(text: str, markups: list[Markup]) -> bool:
     return True
 
 
-@settings(max_examples=400, deadline=None)
-@given(paragraphs())
-def test_any_markups_read_back_as_text_and_styles(case: tuple[str, list[Markup]]) -> None:
-    text, markups = case
-    links = [m for m in markups if m.kind == "A"]
-    if any(a.start < b.end and b.start < a.end for a in links for b in links if a is not b):
-        return  # Medium never overlaps two links; the renderer keeps only the first
-    out = render_markdown([Block("P", text, tuple(markups))])
-    if out is None:
-        assert not text.strip()
-        return
-    if not _letter_edges(text, markups):
-        return
-    seen = [(c, s) for c, s in read_back(out).styled if not c.isspace()]
-    assert "".join(c for c, _ in seen) == "".join(c for c in text if not c.isspace()), out
-    expected = [
-        frozenset(
-            (f"A:{m.href}" if m.kind == "A" else m.kind)
-            for m in markups
-            if m.start <= index < m.end
-        )
-        for index, char in enumerate(text)
-        if not char.isspace()
-    ]
-    assert [styles for _, styles in seen] == expected, out
+@pytest.mark.parametrize("seed", range(4))
+def test_any_markups_read_back_as_text_and_styles(seed: int) -> None:
+    """2,000 random paragraphs: the renderer never fails, and wherever Markdown can say it
+    (markup edges at letters or blanks, links apart, bold and italic nested or apart) a
+    CommonMark reader gets back exactly the text and, character by character, the styles."""
+    rng = random.Random(seed)
+    checked = 0
+    for _ in range(500):
+        text, markups = random_paragraph(rng)
+        out = render_markdown([Block("P", text, tuple(markups))])
+        if out is None:
+            assert not text.strip()
+            continue
+        links = [m for m in markups if m.kind == "A"]
+        if any(a.start < b.end and b.start < a.end for a in links for b in links if a is not b):
+            continue  # Medium never overlaps two links; the renderer keeps only the first
+        if not (_letter_edges(text, markups) and _apart_or_nested(text, markups)):
+            continue
+        seen = [(c, s) for c, s in read_back(out).styled if not c.isspace()]
+        assert "".join(c for c, _ in seen) == "".join(c for c in text if not c.isspace()), out
+        expected = [
+            frozenset(
+                (f"A:{m.href}" if m.kind == "A" else m.kind)
+                for m in markups
+                if m.start <= index < m.end
+            )
+            for index, char in enumerate(text)
+            if not char.isspace()
+        ]
+        assert [styles for _, styles in seen] == expected, (text, markups, out)
+        checked += 1
+    assert checked >= 100, f"only {checked} of 500 paragraphs were checkable"
 
 
 # --- the DOM of a page without state ------------------------------------------------------
