@@ -29,17 +29,15 @@ from topics_crawler.urls import post_id_from_url
 
 def markdown_work(doc: Document) -> Callable[[], list[Block]]:
     """The block building a story parse does for ``doc``: state first, else the DOM."""
-    apollo = doc.apollo
+    apollo = doc.apollo_state
     if apollo is not None:
         post = find_apollo_post(apollo, app_link_post_id(doc) or post_id_from_url(doc.url))
-        content = apollo.field(post, "content") if post is not None else None
-        if isinstance(content, dict):
-            body = apollo.field(content, "bodyModel")
-            return lambda: apollo_blocks(body, apollo.resolve)
-    legacy = doc.legacy
-    value = legacy.get("value") if legacy is not None else None
-    if isinstance(value, dict) and isinstance(value.get("content"), dict):
-        legacy_body = value["content"].get("bodyModel")
+        body = post.dig("content", "bodyModel") if post is not None else None
+        if body is not None:
+            return lambda: apollo_blocks(body)
+    legacy = doc.legacy_state
+    legacy_body = legacy.root.dig("value", "content", "bodyModel") if legacy else None
+    if legacy_body is not None:
         return lambda: legacy_blocks(legacy_body)
     tree, url, graf = doc.tree, doc.url, doc.contains("graf")
     return lambda: dom_blocks(tree, url, graf=graf)
