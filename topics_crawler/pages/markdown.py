@@ -2,11 +2,12 @@
 
 Every page generation describes a body the same way: a list of paragraphs, each
 with a type, a text and *markups* (``STRONG``, ``EM``, ``A``, ``CODE``) given as
-``[start, end)`` offsets into the text. This module holds that model
-(:class:`Block`, :class:`Markup`), turns the paragraph objects of the state into it
+``[start, end)`` offsets into the text. This module and its parts (``_markdown_model``,
+``_markdown_state``, ``_markdown_inline``) hold that model (:class:`Block`,
+:class:`Markup`), turn the paragraph objects of the state into it
 through the state reader's typed accessors (:func:`apollo_blocks` for the Apollo cache
 with string types, :func:`legacy_blocks` for 2015–2018 JSON with integer types; a
-wrong-typed value is a missing one, noted on the page) and renders it
+wrong-typed value is a missing one, noted on the page) and render it
 (:func:`render_markdown`).
 The DOM of a page without state is read into the same model by
 :mod:`topics_crawler.pages._markdown_dom`.
