@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from tests.crawl_helpers import CrawlRun, run_crawl
@@ -154,3 +155,17 @@ def test_bad_responses_argument_exits_2(site: SiteServer, tmp_path: Path) -> Non
     assert run.returncode == 2
     assert "responses: must be 0 to 1000, got -2" in run.log
     assert site.requests == []
+
+
+def test_the_dataset_gets_a_responses_table(site: SiteServer, tmp_path: Path) -> None:
+    dataset = tmp_path / "data"
+    crawl(site, tmp_path, "responses=10", DATASET_DIR=str(dataset))
+    rows = pq.read_table(dataset / "responses.parquet").to_pylist()
+    lines = (dataset / "responses.jsonl").read_text("utf-8").splitlines()
+    assert len(rows) == len(lines) == 15
+    assert {row["response_id"] for row in rows} == {
+        json.loads(line)["response_id"] for line in lines
+    }
+    assert {row["depth"] for row in rows} == {1, 2, 3}
+    manifest = json.loads((dataset / "manifest.json").read_text("utf-8"))
+    assert manifest["counts"]["response"] == 15
