@@ -96,7 +96,14 @@ def test_a_crawl_writes_every_file_of_the_dataset(dataset: Path) -> None:
         "manifest.json",
         *(
             f"{stem}.{ext}"
-            for stem in ("stories", "authors", "publications", "tag_pages", "responses")
+            for stem in (
+                "stories",
+                "authors",
+                "publications",
+                "tag_pages",
+                "responses",
+                "tag_edges",
+            )
             for ext in ("parquet", "jsonl")
         ),
     }
@@ -123,6 +130,7 @@ def test_the_manifest_describes_the_dataset_and_the_run(dataset: Path) -> None:
         "publication": 1,
         "tag_page": 1,
         "response": 0,
+        "tag_edge": 0,
     }
     assert manifest["files"]["story"] == {"parquet": "stories.parquet", "jsonl": "stories.jsonl"}
     assert manifest["tags"] == ["ai", "ml"]
@@ -132,7 +140,8 @@ def test_the_manifest_describes_the_dataset_and_the_run(dataset: Path) -> None:
     assert run["tags"] == ["ai", "ml"]
     assert run["finish_reason"] == "finished"
     assert run["settings"] == {"BOT_NAME": "scrapybot", "PARQUET_ROW_GROUP_SIZE": 2}
-    assert run["items"] == {"story": 3, "author": 2, "publication": 1, "tag_page": 1, "response": 0}
+    assert run["items"] == {"story": 3, "author": 2, "publication": 1, "tag_page": 1, "response": 0,
+                            "tag_edge": 0}  # fmt: skip
     assert run["started_at"] <= run["finished_at"]
     assert manifest["created_at"] == run["started_at"]
     assert manifest["runs"] == [run]
@@ -164,6 +173,7 @@ def test_a_second_crawl_merges_by_entity_key_and_the_later_row_wins(dataset: Pat
         "publication": 1,
         "tag_page": 2,
         "response": 0,
+        "tag_edge": 0,
     }
     assert manifest["tags"] == ["ai", "ml"]
     assert [run["items"]["story"] for run in manifest["runs"]] == [3, 2]

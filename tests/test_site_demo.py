@@ -110,11 +110,16 @@ def test_demo_crawl_writes_a_dataset_with_every_entity_and_a_report(
         assert len(rows) == len(lines) == len(expected[name]), item_type
         assert {row[keys[item_type]] for row in rows} == set(expected[name])
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    edges = pq.read_table(out / "tag_edges.parquet").to_pylist()
     assert manifest["counts"] == {
         "story": len(expected["stories"]),
         "author": len(expected["authors"]),
         "publication": len(expected["publications"]),
         "tag_page": 2,
         "response": 0,  # the demo asks for no responses
+        "tag_edge": len(edges),
     }
+    site = default_site()
+    related = {(t, r.slug) for t in demo.DEFAULT_TAGS for r in site.tags[t].related}
+    assert {(e["from_tag"], e["to"]) for e in edges if e["kind"] == "related"} == related
     assert list((out / "report").glob("*.png"))

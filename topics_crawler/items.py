@@ -29,7 +29,7 @@ from itemadapter import ItemAdapter
 from topics_crawler.fields import Kind, identity_fields, spec
 from topics_crawler.layers import pick_paired
 
-ItemType = Literal["story", "author", "publication", "tag_page", "response"]
+ItemType = Literal["story", "author", "publication", "tag_page", "response", "tag_edge"]
 
 
 @dataclass(kw_only=True)
@@ -406,13 +406,58 @@ class StoryResponse:
     )
 
 
-Item = Story | Author | Publication | TagPage | StoryResponse
+@dataclass(kw_only=True)
+class TagEdge:
+    """One edge of Medium's topic map as a tag page shows it, a row of ``tag_edges``: the
+    tag's related tags, its parent topics (breadcrumb), its sub-topic clusters, its top
+    writers."""
+
+    item_type: str = spec(
+        Kind.ITEM_TYPE,
+        'Entity kind, always ``"tag_edge"``.',
+        default="tag_edge",
+        init=False,
+    )
+    edge_id: str | None = spec(
+        Kind.TEXT,
+        "``<from>><kind>><to>`` (``llm>related>ai``): one row per edge.",
+        required=True,
+        identity=0,
+    )
+    from_tag: str | None = spec(
+        Kind.TAG, "Slug of the tag whose page shows the edge.", required=True
+    )
+    to: str | None = spec(
+        Kind.TEXT,
+        "The other end: a tag slug (``related``; ``parent`` and ``subtopic`` as the slug of the"
+        " name the page shows), or ``@username`` (``writer``).",
+        required=True,
+    )
+    to_name: str | None = spec(Kind.TEXT, "The other end's display name, when the page shows one.")
+    kind: str | None = spec(
+        Kind.TEXT, "``related`` | ``parent`` | ``subtopic`` | ``writer``.", required=True
+    )
+    rank: int | None = spec(
+        Kind.COUNT,
+        "Position on the page, 1 first (a parent topic's: 1 is the broadest).",
+        required=True,
+    )
+    url: str | None = spec(Kind.URL, "The tag page the edge was read from.")
+    scraped_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "When the tag page was fetched, Timestamp (UTC).",
+        required=True,
+    )
+
+
+Item = Story | Author | Publication | TagPage | StoryResponse | TagEdge
 ITEM_CLASSES: dict[str, type[Item]] = {
     "story": Story,
     "author": Author,
     "publication": Publication,
     "tag_page": TagPage,
     "response": StoryResponse,
+    "tag_edge": TagEdge,
 }
 
 

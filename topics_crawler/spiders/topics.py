@@ -33,10 +33,11 @@ from twisted.python.failure import Failure
 
 from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.fingerprint import CANONICAL_URL_META
-from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
+from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage, fill_missing
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
+from topics_crawler.pages.tag_edges import tag_edges
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._feed import FeedSource, known_story_ids
@@ -208,7 +209,10 @@ class TopicsSpider(Spider):
         if isinstance(result, Request):
             yield result
             return
-        yield from result.items_of("tag_page")
+        for page in result.items_of("tag_page"):
+            yield page
+            if isinstance(page, TagPage):
+                yield from tag_edges(page)  # the topic map the page shows
         if self.history is not None and not is_history_fallback(response):
             self.count_expected_history(result)
         if self.history is None or is_history_fallback(response):
@@ -415,6 +419,8 @@ def item_key(item: Item) -> tuple[str, str]:
         return "publication", (item.slug or "").lower()
     if isinstance(item, TagPage):
         return "tag_page", item.tag or ""
+    if isinstance(item, TagEdge):
+        return "tag_edge", item.edge_id or ""
     return "response", item.response_id or ""
 
 
