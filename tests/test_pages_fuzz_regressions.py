@@ -71,3 +71,18 @@ def test_json_ld_nested_too_deeply_is_a_recorded_error() -> None:
     result = parse_page(page.encode(), STORY_URL, kind="story")
     assert_parsed(result)
     assert "broken JSON-LD" in result.errors
+
+
+def test_a_feed_guid_that_is_a_broken_ipv6_url_is_no_post_id() -> None:
+    """Found by the fuzzer's slow matrix (seed SEED+1, deep nesting of a user feed)."""
+    from topics_crawler.urls import post_id_from_url
+
+    assert post_id_from_url("http://[::1/p/0123456789ab") is None
+    feed = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Stories by A on Medium</title>'
+        "<link>https://medium.com/@a</link><item><title>T</title>"
+        "<guid>http://[::1/p/0123456789ab</guid><link>https://medium.com/@a/t-0123456789ab</link>"
+        "</item></channel></rss>"
+    )
+    result = parse_page(feed.encode(), "https://medium.com/feed/@a", kind="feed")
+    assert [getattr(i, "story_id", None) for i in result.items][-1] == "0123456789ab"

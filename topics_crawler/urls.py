@@ -168,7 +168,8 @@ def post_id_from_url(url: str) -> str | None:
     app = _APP_LINK_RE.match(url.strip())
     if app:
         return app.group(1)
-    return _post_id_from_segments([s for s in urlsplit(url.strip()).path.split("/") if s])
+    parts = split_url(url.strip())  # a broken link ("http://[::1") has no post id
+    return _post_id_from_segments([s for s in parts.path.split("/") if s]) if parts else None
 
 
 def _post_id_from_segments(segments: list[str]) -> str | None:
