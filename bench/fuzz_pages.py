@@ -17,7 +17,7 @@ import argparse
 import resource
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from tests.fuzz import SEED, Corpus, problems, run_fuzz
@@ -57,16 +57,19 @@ def main(argv: list[str] | None = None) -> int:
     corpora: list[Corpus] = ["all", "own"] if args.corpus == "both" else [args.corpus]
     tasks = [(SEED + 100 + n, corpus) for corpus in corpora for n in range(args.seeds)]
     started = time.perf_counter()
+    print("| corpus | seed | pages | problems | slowest page s | run s | worker peak RSS MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|", flush=True)
+    runs = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         futures = [pool.submit(one_run, seed, corpus, args.pages) for seed, corpus in tasks]
-        runs = [future.result() for future in futures]
-    print("| corpus | seed | pages | problems | slowest page s | run s | worker peak RSS MiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for run in runs:
-        print(
-            f"| {run.corpus} | {run.seed} | {run.pages:,} | {len(run.problems)} "
-            f"| {run.slowest:.2f} | {run.seconds:.0f} | {run.peak_rss_mib:.0f} |"
-        )
+        for future in as_completed(futures):  # each row as soon as its run is done
+            run = future.result()
+            runs.append(run)
+            print(
+                f"| {run.corpus} | {run.seed} | {run.pages:,} | {len(run.problems)} "
+                f"| {run.slowest:.2f} | {run.seconds:.0f} | {run.peak_rss_mib:.0f} |",
+                flush=True,
+            )
     total = sum(run.pages for run in runs)
     failures = [line for run in runs for line in run.problems]
     print(

@@ -73,16 +73,10 @@ def test_json_ld_nested_too_deeply_is_a_recorded_error() -> None:
     assert "broken JSON-LD" in result.errors
 
 
-def test_a_feed_guid_that_is_a_broken_ipv6_url_is_no_post_id() -> None:
-    """Found by the fuzzer's slow matrix (seed SEED+1, deep nesting of a user feed)."""
-    from topics_crawler.urls import post_id_from_url
-
-    assert post_id_from_url("http://[::1/p/0123456789ab") is None
-    feed = (
-        '<?xml version="1.0"?><rss version="2.0"><channel><title>Stories by A on Medium</title>'
-        "<link>https://medium.com/@a</link><item><title>T</title>"
-        "<guid>http://[::1/p/0123456789ab</guid><link>https://medium.com/@a/t-0123456789ab</link>"
-        "</item></channel></rss>"
+def test_app_link_with_a_broken_ipv6_url() -> None:
+    page = (
+        '<html><head><meta property="al:ios:url" content="medium://[p/0f1e2d3c4b5a">'
+        "<title>Salt and silt</title></head><body><article><h1>Salt and silt</h1>"
+        "<p>Text.</p></article></body></html>"
     )
-    result = parse_page(feed.encode(), "https://medium.com/feed/@a", kind="feed")
-    assert [getattr(i, "story_id", None) for i in result.items][-1] == "0123456789ab"
+    assert_parsed(parse_page(page.encode(), STORY_URL, kind="story"))

@@ -122,7 +122,7 @@ def test_extract_the_2019_topic_handler_body(real_pages: Path) -> None:
         "popular": 5,
     }
     assert tag["related_tags"][:2] == ["javascript", "software-engineering"]
-    assert [w["username"] for w in tag["who_to_follow"]] == ["mc999"]
+    assert [w["username"] for w in tag["top_writers"]] == ["mc999"]
     stories = [r for r in rows if r["item_type"] == "story"]
     assert len({s["story_id"] for s in stories}) == len(stories) >= 40
     assert all(s["title"] and s["url"] for s in stories)

@@ -40,8 +40,11 @@ def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.Htm
     return chain.from_iterable(top.iter(*tags) for top in tops)
 
 
-#: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree.
-INDEXED_TAGS = ("meta", "link", "script", "a")
+#: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree (few per
+#: page; anchors, hundreds, are read as :attr:`Document.hrefs` without element objects).
+INDEXED_TAGS = ("meta", "link", "script")
+#: Every anchor's ``href``, document order, as plain strings (no element proxies made).
+_HREFS = etree.XPath("//a/@href", smart_strings=False)
 #: Parses UTF-8 bytes as UTF-8 whatever the page declares, like the decoded text.
 _UTF8_HTML_PARSER = lxml.html.HTMLParser(encoding="utf-8")
 
@@ -203,6 +206,12 @@ class Document:
             return iter(self._indexed_tags.get(tags[0], ()))
         tree = self.tree
         return iter(()) if tree is None else iter_tags(tree, *tags)
+
+    @cached_property
+    def hrefs(self) -> list[str]:
+        """The ``href`` of every ``<a>``, document order; empty without a tree."""
+        found = _HREFS(self.tree) if self.tree is not None else []
+        return [str(href) for href in found] if isinstance(found, list) else []
 
     @cached_property
     def _indexed_tags(self) -> dict[str, list[lxml.html.HtmlElement]]:

@@ -223,12 +223,9 @@ def _anchor_links(doc: Document) -> list[MediumLink]:
         return cached
     links: list[MediumLink] = []
     known: dict[str, MediumLink | None] = {}
-    for anchor in doc.iter_tags("a"):
-        href = anchor.get("href")
-        if href is None:
-            continue
+    for href in doc.hrefs:
         if href not in known:
-            known[href] = classify_href(str(href), doc.url)
+            known[href] = classify_href(href, doc.url)
         link = known[href]
         if link is not None:
             links.append(link)

@@ -5,10 +5,11 @@ so any operation's body works, not only the ones seen: every ``Post`` in it beco
 a Story (listing order), every ``User`` with a username an Author, every
 ``Collection``/``Publication`` a Publication. A ``Topic`` (2019 ``TopicHandler``) or
 ``Tag`` (``tagFromSlug``, e.g. ``TagArchiveFeedQuery``) at the top of a result
-becomes a :class:`~topics_crawler.items.TagPage` whose ``sections`` are its post
-listings, keyed by the field (or alias) name without its ``Posts``/``Feed`` suffix,
-snake case: ``featuredPosts`` → ``featured``, ``latestPosts`` → ``latest``,
-``sortedFeed`` → ``sorted``, ``mostReadFeed`` → ``most_read``. A listing's paging
+becomes a :class:`~topics_crawler.items.TagPage`, read as the tag parser reads a
+``Tag``/``Topic`` entity (fields, 2019 sections ``featured``/``latest``/``popular``,
+``featuredTopicWriters`` → ``top_writers``); its other post listings are sections
+too, keyed by the field (or alias) name without its ``Posts``/``Feed`` suffix, snake
+case: ``sortedFeed`` → ``sorted``, ``mostReadFeed`` → ``most_read``. A listing's paging
 (``pagingInfo.next`` or ``pageInfo{endCursor, hasNextPage}``) becomes a
 :class:`~topics_crawler.pages.ListingCursor` named ``<tag>:<section>``. GraphQL
 ``errors`` are recorded, one line each (at most three).
@@ -26,10 +27,19 @@ from topics_crawler.pages._document import Document
 from topics_crawler.pages._entities import author_from_user, publication_from_collection
 from topics_crawler.pages._posts import listed_posts, listing_story
 from topics_crawler.pages._result import ListingCursor, PageResult, unique_links
-from topics_crawler.pages.state import Node, State, StateError, parse_json_payload
+from topics_crawler.pages._tag_state import (
+    TOPIC_LISTINGS,
+    TagState,
+    entity_slug,
+    read_tag_entity,
+    writer_record,
+)
+from topics_crawler.pages.state import Node, State, StateError, parse_json_payload, split_field_key
 from topics_crawler.urls import MediumLink, classify_url, tag_url
 
 TAG_TYPES = ("Topic", "Tag")
+#: 2019 ``Topic`` listings keep the tag parser's section keys.
+_TOPIC_SECTIONS = {listing: key for key, listing in TOPIC_LISTINGS}
 _MAX_ERRORS = 3
 _SUFFIX_RE = re.compile(r"(Posts|Feed|Connection)$")
 _CAMEL_RE = re.compile(r"(?<!^)(?=[A-Z])")
@@ -110,50 +120,36 @@ def section_key(field_name: str) -> str:
 
 
 def _tag_page(tag: Node, scraped_at: str) -> tuple[TagPage, list[ListingCursor]]:
-    slug = tag_slug(tag.str("slug") or tag.str("normalizedTagSlug") or tag.str("id"))
-    sections: dict[str, list[str]] = {}
+    """The tag as the tag parser reads a ``Tag``/``Topic`` entity
+    (:func:`~topics_crawler.pages._tag_state.read_tag_entity`), plus every other post
+    listing of it as a section and the listings' paging as cursors."""
+    found = TagState(entity_slug(tag) or tag_slug(tag.id))
+    read_tag_entity(tag, found)
+    slug = found.slug
+    sections = dict(found.sections)
     cursors = []
     for key, listing in tag.children():
         posts = listed_posts(listing)
         if not posts:
             continue
-        section = section_key(key.split("(", 1)[0].split(":", 1)[0])
-        sections[section] = unique([p.id.lower() for p in posts if p.id])
+        section = _TOPIC_SECTIONS.get(_field_name(key)) or section_key(_field_name(key))
+        sections.setdefault(section, unique([p.id.lower() for p in posts if p.id]))
         cursor = _listing_cursor(listing)
         if cursor:
             cursors.append(ListingCursor(f"{slug}:{section}", slug, cursor))
-    related = [
-        tag_slug(related.str("slug") or related.str("id"))
-        for entry in tag.nodes("relatedTopics") + tag.nodes("relatedTags")
-        for related in [entry.node("topic") or entry]
-    ]
     page = TagPage(
         tag=slug,
-        name=clean_text(tag.str("name") or tag.str("displayTitle")),
         url=tag_url(slug) if slug else None,
-        description=clean_text(tag.str("description")),
-        related_tags=unique([r for r in related if r]),
+        **found.fields,
         sections=sections,
-        who_to_follow=_writers(tag),
+        top_writers=[writer_record(user) for user in found.writers if user.id],
         scraped_at=scraped_at,
     )
     return page, cursors
 
 
-def _writers(tag: Node) -> list[dict[str, str | None]]:
-    writers = []
-    for entry in tag.nodes("featuredTopicWriters") + tag.nodes("topWriters"):
-        user = entry.node("user") or entry
-        if user.typename == "User" and user.id:
-            writers.append(
-                {
-                    "kind": "author",
-                    "id": user.id.lower(),
-                    "username": user.str("username"),
-                    "name": clean_text(user.str("name")),
-                }
-            )
-    return writers
+def _field_name(key: str) -> str:
+    return split_field_key(key)[0]
 
 
 def _listing_cursor(listing: Node) -> dict[str, Any]:
