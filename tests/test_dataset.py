@@ -100,7 +100,14 @@ def test_a_crawl_writes_every_file_of_the_dataset(dataset: Path) -> None:
         "README.md",
         *(
             f"{stem}.{ext}"
-            for stem in ("stories", "authors", "publications", "tag_pages")
+            for stem in (
+                "stories",
+                "authors",
+                "publications",
+                "tag_pages",
+                "responses",
+                "tag_edges",
+            )
             for ext in ("parquet", "jsonl")
         ),
     }
@@ -121,7 +128,14 @@ def test_the_manifest_describes_the_dataset_and_the_run(dataset: Path) -> None:
     assert manifest is not None
     assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["project_version"] == "0.1.0"
-    assert manifest["counts"] == {"story": 3, "author": 2, "publication": 1, "tag_page": 1}
+    assert manifest["counts"] == {
+        "story": 3,
+        "author": 2,
+        "publication": 1,
+        "tag_page": 1,
+        "response": 0,
+        "tag_edge": 0,
+    }
     assert manifest["files"]["story"] == {"parquet": "stories.parquet", "jsonl": "stories.jsonl"}
     assert manifest["tags"] == ["ai", "ml"]
     run = manifest["last_run"]
@@ -130,7 +144,8 @@ def test_the_manifest_describes_the_dataset_and_the_run(dataset: Path) -> None:
     assert run["tags"] == ["ai", "ml"]
     assert run["finish_reason"] == "finished"
     assert run["settings"] == {"BOT_NAME": "scrapybot", "PARQUET_ROW_GROUP_SIZE": 2}
-    assert run["items"] == {"story": 3, "author": 2, "publication": 1, "tag_page": 1}
+    assert run["items"] == {"story": 3, "author": 2, "publication": 1, "tag_page": 1, "response": 0,
+                            "tag_edge": 0}  # fmt: skip
     assert run["started_at"] <= run["finished_at"]
     assert manifest["created_at"] == run["started_at"]
     assert manifest["runs"] == [run]
@@ -156,7 +171,14 @@ def test_a_second_crawl_merges_by_entity_key_and_the_later_row_wins(dataset: Pat
     assert [t["tag"] for t in rows(dataset / "tag_pages.parquet")] == ["ai", "ml"]
     manifest = read_manifest(dataset)
     assert manifest is not None
-    assert manifest["counts"] == {"story": 4, "author": 2, "publication": 1, "tag_page": 2}
+    assert manifest["counts"] == {
+        "story": 4,
+        "author": 2,
+        "publication": 1,
+        "tag_page": 2,
+        "response": 0,
+        "tag_edge": 0,
+    }
     assert manifest["tags"] == ["ai", "ml"]
     assert [run["items"]["story"] for run in manifest["runs"]] == [3, 2]
     assert manifest["created_at"] == manifest["runs"][0]["started_at"]

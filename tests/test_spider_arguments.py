@@ -28,6 +28,12 @@ def test_tags_and_start_urls_combine_in_order() -> None:
     assert options.follow == {"stories", "authors", "publications"}
 
 
+def test_responses_default_to_none_and_take_a_count() -> None:
+    assert CrawlOptions.from_arguments(tags="ai").responses == 0
+    assert CrawlOptions.from_arguments(tags="ai", responses="25").responses == 25
+    assert CrawlOptions.from_arguments(tags="ai", responses="0").responses == 0
+
+
 def test_follow_and_max_stories() -> None:
     options = CrawlOptions.from_arguments(tags="ai", max_stories="25", follow="stories")
     assert options.max_stories == 25
@@ -51,6 +57,9 @@ def test_scrapyd_and_unknown_arguments_are_kept_aside() -> None:
         ({"tags": "ai", "max_stories": "0"}, "must be 1 or more"),
         ({"tags": "ai", "max_stories": "-3"}, "must be 1 or more"),
         ({"tags": "ai", "follow": "stories,comments"}, "unknown value"),
+        ({"tags": "ai", "responses": "some"}, "responses: 'some' is not a whole number"),
+        ({"tags": "ai", "responses": "-1"}, "responses: must be 0 to 1000"),
+        ({"tags": "ai", "responses": "5000"}, "responses: must be 0 to 1000"),
     ],
 )
 def test_bad_arguments(arguments: dict[str, str], message: str) -> None:
@@ -60,7 +69,12 @@ def test_bad_arguments(arguments: dict[str, str], message: str) -> None:
 
 @pytest.mark.parametrize(
     "arguments",
-    [["-a", "max_stories=0", "-a", "tags=ai"], ["-a", "tags=ai", "-a", "follow=bogus"], []],
+    [
+        ["-a", "max_stories=0", "-a", "tags=ai"],
+        ["-a", "tags=ai", "-a", "follow=bogus"],
+        ["-a", "tags=ai", "-a", "responses=lots"],
+        [],
+    ],
 )
 def test_scrapy_crawl_exits_2_with_one_line(arguments: list[str]) -> None:
     process = subprocess.run(

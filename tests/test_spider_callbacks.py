@@ -20,7 +20,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
-from topics_crawler.items import Author, Publication, Story, TagPage
+from topics_crawler.items import Author, Publication, Story, TagEdge, TagPage
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders.topics import TopicsSpider
 
@@ -67,8 +67,11 @@ def split(outputs: Iterable[Any]) -> tuple[list[Any], list[Request]]:
 def test_tag_page_yields_tag_item_and_follows_each_entity_once(response: Response) -> None:
     spider = make_spider()
     items, requests = split(spider.parse_tag(as_medium(response)))
-    assert [type(i) for i in items] == [TagPage]
+    assert [type(i) for i in items if not isinstance(i, TagEdge)] == [TagPage]
     tag_page = items[0]
+    edges = [i for i in items if isinstance(i, TagEdge)]
+    assert edges
+    assert {(e.from_tag, e.kind) for e in edges} >= {("distributed-training", "related")}
     assert tag_page.tag == "distributed-training"
     kinds = [r.meta["entity_kind"] for r in requests]
     assert set(kinds) == {"story", "author", "publication"}

@@ -29,7 +29,7 @@ from itemadapter import ItemAdapter
 from topics_crawler.fields import Kind, identity_fields, spec
 from topics_crawler.layers import pick_paired
 
-ItemType = Literal["story", "author", "publication", "tag_page"]
+ItemType = Literal["story", "author", "publication", "tag_page", "response", "tag_edge"]
 
 
 @dataclass(kw_only=True)
@@ -129,6 +129,17 @@ class Story:
     text_is_preview: bool | None = spec(
         Kind.BOOL,
         "True when ``text`` is only the preview a logged-out reader sees (locked story).",
+    )
+    markdown: str | None = spec(
+        Kind.BODY,
+        "Body as CommonMark with its formatting: headings, lists, fenced code (byte for "
+        "byte), quotes, links, bold, italic, inline code, images (alt, caption), embeds as "
+        "links. A locked story's preview ends with a line saying it is only the preview.",
+    )
+    in_response_to: str | None = spec(
+        Kind.POST_ID,
+        "Post id of the story (or response) this story answers, when it is a response; "
+        "None for a story that answers nothing.",
     )
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
@@ -344,12 +355,114 @@ class TagPage:
     )
 
 
-Item = Story | Author | Publication | TagPage
+@dataclass(kw_only=True)
+class StoryResponse:
+    """One response (comment) to a story, a row of the ``responses`` table. On Medium a
+    response is itself a post that answers another post; threads are responses to
+    responses. Fetched over GraphQL with ``-a responses=N`` (see docs/responses.md)."""
+
+    item_type: str = spec(
+        Kind.ITEM_TYPE,
+        'Entity kind, always ``"response"``.',
+        default="response",
+        init=False,
+    )
+    response_id: str | None = spec(
+        Kind.POST_ID,
+        "Medium post id of the response, lowercase hex.",
+        required=True,
+        identity=0,
+    )
+    story_id: str | None = spec(
+        Kind.POST_ID,
+        "Id of the story whose thread this is (the root, whatever the depth).",
+        required=True,
+    )
+    parent_id: str | None = spec(
+        Kind.POST_ID,
+        "Id of the post this response answers: the story at depth 1, a response deeper.",
+        required=True,
+    )
+    depth: int | None = spec(
+        Kind.COUNT,
+        "1 for a response to the story, 2 for a reply to a response, and so on.",
+        required=True,
+    )
+    url: str | None = spec(
+        Kind.URL, "Canonical URL of the response (responses have story URLs of their own)."
+    )
+    author_id: str | None = spec(Kind.HEX_ID, "Medium user id of the response's author.")
+    author_username: str | None = spec(
+        Kind.USERNAME, "Author's username without the leading ``@``."
+    )
+    author_name: str | None = spec(Kind.TEXT, "Author's display name.")
+    text: str | None = spec(Kind.BODY, "Body as plain text, paragraphs separated by blank lines.")
+    text_is_preview: bool | None = spec(
+        Kind.BOOL,
+        "True when ``text`` is only the preview a logged-out reader sees (member-only).",
+    )
+    is_member_only: bool | None = spec(Kind.BOOL, "True for a member-only (locked) response.")
+    claps: int | None = spec(Kind.COUNT, "Clap count, Count.")
+    published_at: str | None = spec(Kind.TIMESTAMP, "First publication time, Timestamp (UTC).")
+    scraped_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "When the response was fetched, Timestamp (UTC).",
+        required=True,
+    )
+
+
+@dataclass(kw_only=True)
+class TagEdge:
+    """One edge of Medium's topic map as a tag page shows it, a row of ``tag_edges``: the
+    tag's related tags, its parent topics (breadcrumb), its sub-topic clusters, its top
+    writers."""
+
+    item_type: str = spec(
+        Kind.ITEM_TYPE,
+        'Entity kind, always ``"tag_edge"``.',
+        default="tag_edge",
+        init=False,
+    )
+    edge_id: str | None = spec(
+        Kind.TEXT,
+        "``<from>><kind>><to>`` (``llm>related>ai``): one row per edge.",
+        required=True,
+        identity=0,
+    )
+    from_tag: str | None = spec(
+        Kind.TAG, "Slug of the tag whose page shows the edge.", required=True
+    )
+    to: str | None = spec(
+        Kind.TEXT,
+        "The other end: a tag slug (``related``; ``parent`` and ``subtopic`` as the slug of the"
+        " name the page shows), or ``@username`` (``writer``).",
+        required=True,
+    )
+    to_name: str | None = spec(Kind.TEXT, "The other end's display name, when the page shows one.")
+    kind: str | None = spec(
+        Kind.TEXT, "``related`` | ``parent`` | ``subtopic`` | ``writer``.", required=True
+    )
+    rank: int | None = spec(
+        Kind.COUNT,
+        "Position on the page, 1 first (a parent topic's: 1 is the broadest).",
+        required=True,
+    )
+    url: str | None = spec(Kind.URL, "The tag page the edge was read from.")
+    scraped_at: str | None = spec(
+        Kind.TIMESTAMP,
+        "When the tag page was fetched, Timestamp (UTC).",
+        required=True,
+    )
+
+
+Item = Story | Author | Publication | TagPage | StoryResponse | TagEdge
 ITEM_CLASSES: dict[str, type[Item]] = {
     "story": Story,
     "author": Author,
     "publication": Publication,
     "tag_page": TagPage,
+    "response": StoryResponse,
+    "tag_edge": TagEdge,
 }
 
 

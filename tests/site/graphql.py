@@ -1,7 +1,8 @@
 """``POST /_/graphql`` of the local site: Medium's ``TagArchiveFeedQuery`` over the content.
 
 The body is a JSON array of operations (a single object is answered with a
-single object, as GraphQL servers do). Only ``TagArchiveFeedQuery`` is known;
+single object, as GraphQL servers do). ``TagArchiveFeedQuery`` is answered here,
+``PostResponsesQuery`` by :mod:`tests.site.threads`;
 the operation is recognised by ``operationName`` (the query text is not parsed,
 but it must select the ``sortedFeed: posts(…)`` connection the answer fills).
 
@@ -26,6 +27,8 @@ from typing import Any
 
 from tests.site.markup import epoch_ms
 from tests.site.model import SiteContent, SiteStory
+from tests.site.threads import OPERATION as RESPONSES_OPERATION
+from tests.site.threads import responses_answer
 
 JSON = "application/json; charset=utf-8"
 OPERATION = "TagArchiveFeedQuery"
@@ -89,6 +92,8 @@ def _json(status: int, payload: Any) -> tuple[int, bytes, dict[str, str]]:
 
 
 def _answer(content: SiteContent, operation: Any) -> Result:
+    if isinstance(operation, dict) and operation.get("operationName") == RESPONSES_OPERATION:
+        return responses_answer(content, operation)
     if content.graphql_fault == "errors":
         return {"errors": [{"message": "Internal server error", "path": ["tagFromSlug"]}]}
     try:

@@ -12,7 +12,10 @@ import hashlib
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from tests.site.threads import SiteResponse
 
 MEDIUM_ROOT = "https://medium.com"
 #: Words per minute Medium uses for ``readingTime``.
@@ -216,6 +219,10 @@ class SiteContent:
     """Clock of relative card dates ("3d ago"); None means the real clock."""
     graphql_fault: str | None = None
     """Misbehaviour of ``/_/graphql`` for tests, one of ``tests.site.graphql.FAULTS``."""
+    threads: dict[str, list[SiteResponse]] = field(default_factory=dict)
+    """Story id → its top-level responses (each with its replies); see ``tests.site.threads``."""
+    responses_fault: str | None = None
+    """Misbehaviour of the responses answer, one of ``tests.site.threads.FAULTS``."""
 
     def add_author(self, author: SiteAuthor) -> SiteAuthor:
         self.authors[author.username] = author

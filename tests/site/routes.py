@@ -1,8 +1,8 @@
 """URL routing of the local site: a request path in, a status, headers and body out.
 
-Paths are those of medium.com (``/tag/<slug>``, ``/@user``, ``/@user/<slug>-<id>``,
-``/<pub>``, ``/<pub>/<slug>-<id>``, ``/p/<id>``); pages of other hosts (custom
-domains) live under ``/_host/<host>/<path>``, the way the crawler's mirror
+Paths are those of medium.com (``/tag/<slug>``, ``/feed/tag/<slug>``, ``/@user``,
+``/@user/<slug>-<id>``, ``/<pub>``, ``/<pub>/<slug>-<id>``, ``/p/<id>``); pages of other
+hosts (custom domains) live under ``/_host/<host>/<path>``, the way the crawler's mirror
 middleware maps them. Pages are rendered from the content on every call.
 """
 
@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from tests.site.feed import user_feed
+from tests.site.feeds import XML as FEED_XML
+from tests.site.feeds import tag_feed
 from tests.site.graphql import graphql_response
 from tests.site.model import SiteContent, SiteStory
 from tests.site.render import author_page, publication_page, robots_txt, story_page
@@ -66,6 +68,9 @@ def _on_medium(content: SiteContent, path: str) -> Response:
     segments = [s for s in path.split("/") if s]
     if path == "/robots.txt":
         return Response(200, robots_txt().encode(), {"Content-Type": "text/plain; charset=utf-8"})
+    if segments[:2] == ["feed", "tag"] and len(segments) == 3 and segments[2] in content.tags:
+        body = tag_feed(content, content.tags[segments[2]]).encode("utf-8")
+        return Response(200, body, {"Content-Type": FEED_XML})
     if len(segments) == 2 and segments[0] == "tag" and segments[1] in content.tags:
         return html(tag_page(content, content.tags[segments[1]]))
     if len(segments) == 2 and segments[0] == "feed" and segments[1].startswith("@"):

@@ -17,6 +17,7 @@ from tests.site.model import (
     TopicRef,
     utc,
 )
+from tests.site.threads import add_threads
 
 DISTRIBUTED_TRAINING = TopicRef("distributed-training", "Distributed Training")
 MACHINE_LEARNING = TopicRef("machine-learning", "Machine Learning")
@@ -42,6 +43,7 @@ def default_site() -> SiteContent:
         site.add_story(story)
     site.add_tag(_distributed_training(site))
     site.add_tag(_machine_learning(site))
+    add_threads(site)
     return site
 
 

@@ -21,6 +21,8 @@ _ROW_OF = {
     "author": "author",
     "publication": "publication",
     "tag_page": "tag (topic) page",
+    "response": "response (comment) to a story, in its thread",
+    "tag_edge": "edge of the topic map a tag page shows",
 }
 
 

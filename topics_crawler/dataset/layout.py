@@ -1,9 +1,10 @@
 """What a dataset directory holds: one Parquet file and one JSONL twin per entity type.
 
 ``<DATASET_DIR>/stories.parquet`` + ``stories.jsonl`` (likewise ``authors``,
-``publications``, ``tag_pages``), ``manifest.json``, ``rejects.jsonl`` (validate
-pipeline), ``.state/`` (dedupe pipeline), ``.lock`` (the crawl writing it, :mod:`.lock`)
-and ``.staging/<run>/stage.sqlite`` while a crawl runs (:mod:`.stage`).
+``publications``, ``tag_pages``, ``responses``, ``tag_edges``), ``manifest.json``,
+``rejects.jsonl`` (validate pipeline), ``.state/`` (dedupe pipeline), ``.lock`` (the crawl
+writing it, :mod:`.lock`) and ``.staging/<run>/stage.sqlite`` while a crawl runs
+(:mod:`.stage`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from topics_crawler.items import (
     Item,
     Publication,
     Story,
+    StoryResponse,
+    TagEdge,
     TagPage,
     entity_keys,
 )
@@ -62,6 +65,8 @@ ENTITIES: tuple[Entity, ...] = (
     Entity("author", Author, "authors"),
     Entity("publication", Publication, "publications"),
     Entity("tag_page", TagPage, "tag_pages"),
+    Entity("response", StoryResponse, "responses"),
+    Entity("tag_edge", TagEdge, "tag_edges"),
 )
 
 

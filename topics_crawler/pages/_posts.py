@@ -157,7 +157,22 @@ def post_fields(post: Node, scraped_at: str) -> dict[str, Any]:
         "tags": post_tags(post),
         "is_member_only": post_locked(post),
         "language": clean_text(post.str("detectedLanguage")),
+        "in_response_to": post_answered(post),
     }
+
+
+def post_answered(post: Node) -> str | None:
+    """Id of the post a response answers (``inResponseToPostResult``: a ``Post`` node, or a
+    reference to one the cache does not hold), unless ``inResponseToEntityType`` names
+    another kind of thing than a post."""
+    kind = post.str("inResponseToEntityType")
+    if kind is not None and kind != "POST":
+        return None
+    answered = post.node("inResponseToPostResult")
+    if answered is not None and answered.typename in ("Post", None) and answered.id:
+        return lower_id(answered.id)
+    ref = post.ref("inResponseToPostResult")
+    return lower_id(ref.removeprefix("Post:")) if ref and ref.startswith("Post:") else None
 
 
 def listing_story(post: Node, scraped_at: str) -> Story:

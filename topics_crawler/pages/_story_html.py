@@ -25,6 +25,8 @@ from topics_crawler.pages._body import (
     render_paragraphs,
 )
 from topics_crawler.pages._document import Document
+from topics_crawler.pages._markdown_dom import dom_blocks
+from topics_crawler.pages.markdown import render_markdown
 from topics_crawler.urls import (
     MEDIUM_HOST,
     MEDIUM_ROOT,
@@ -285,6 +287,9 @@ def _dom_body(doc: Document) -> dict[str, Any]:
     return {
         "is_member_only": True if locked else None,
         "text": text,
+        "markdown": render_markdown(
+            dom_blocks(doc.tree, doc.url, graf=doc.contains("graf")), preview=locked
+        ),
         "text_is_preview": locked if text else None,
         "word_count": count_words(text) if text and not locked else None,
     }
@@ -300,7 +305,7 @@ DOM_READERS: tuple[tuple[frozenset[str], Callable[[Document], dict[str, Any]]], 
     (frozenset({"claps"}), _dom_claps),
     (frozenset({"responses"}), _dom_responses),
     (frozenset({"tags"}), _dom_tags),
-    (frozenset({"is_member_only", "text"}), _dom_body),
+    (frozenset({"is_member_only", "text", "markdown"}), _dom_body),
 )
 
 

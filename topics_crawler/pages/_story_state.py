@@ -37,6 +37,7 @@ from topics_crawler.pages._posts import (
     post_publication,
     publication_fields,
 )
+from topics_crawler.pages.markdown import apollo_blocks, legacy_blocks, render_markdown
 from topics_crawler.pages.state import Node, State
 
 
@@ -78,12 +79,12 @@ def _apollo_body(post: Node) -> dict[str, Any]:
     content = post.node("content")
     if content is None:
         return {}
-    paragraphs = apollo_paragraphs(content.node("bodyModel"))
-    return _text_fields(
-        render_paragraphs(paragraphs),
-        content.bool("isLockedPreviewOnly"),
-        post.scalar("wordCount"),
+    body_model = content.node("bodyModel")
+    preview = content.bool("isLockedPreviewOnly")
+    fields = _text_fields(
+        render_paragraphs(apollo_paragraphs(body_model)), preview, post.scalar("wordCount")
     )
+    return {**fields, "markdown": render_markdown(apollo_blocks(body_model), preview=bool(preview))}
 
 
 def apollo_story(post: Node, scraped_at: str) -> StoryState:
@@ -114,10 +115,12 @@ def _legacy_tags(virtuals: Node) -> list[str]:
 
 def _legacy_body(post: Node, virtuals: Node) -> dict[str, Any]:
     content = post.node("content")
-    text = render_paragraphs(legacy_paragraphs(content.node("bodyModel") if content else None))
+    body_model = content.node("bodyModel") if content else None
+    text = render_paragraphs(legacy_paragraphs(body_model))
     preview = virtuals.bool("isLockedPreviewOnly")
     preview_flag = preview if preview is not None else (False if text else None)
-    return _text_fields(text, preview_flag, virtuals.scalar("wordCount"))
+    markdown = render_markdown(legacy_blocks(body_model), preview=bool(preview))
+    return {**_text_fields(text, preview_flag, virtuals.scalar("wordCount")), "markdown": markdown}
 
 
 def _legacy_subtitle(post: Node, virtuals: Node) -> str | None:
@@ -165,6 +168,7 @@ def legacy_post_story(post: Node, state: State, scraped_at: str) -> StoryState |
         "tags": _legacy_tags(virtuals),
         "is_member_only": post.bool("isSubscriptionLocked"),
         "language": clean_text(post.str("detectedLanguage")),
+        "in_response_to": lower_id(post.str("inResponseToPostId")),
         **_legacy_body(post, virtuals),
     }
     return StoryState(fields, author, publication)

@@ -21,9 +21,12 @@ from topics_crawler.items import Author, Item, Publication, Story
 from topics_crawler.normalize import clean_text, parse_timestamp, tag_slug, unique
 from topics_crawler.pages._body import Paragraph, render_paragraphs
 from topics_crawler.pages._document import Document
+from topics_crawler.pages._markdown_dom import fragment_blocks
 from topics_crawler.pages._result import PageResult, unique_links
+from topics_crawler.pages.markdown import Block, render_markdown
 from topics_crawler.urls import (
     MEDIUM_HOST,
+    MEDIUM_ROOT,
     RESERVED_SEGMENTS,
     MediumLink,
     author_url,
@@ -233,6 +236,7 @@ def _story(element: etree._Element, owner: FeedOwner | None, scraped_at: str) ->
         image_url=body.image_url,
         text=body.text,
         text_is_preview=body.is_preview if body.text else None,
+        markdown=body.markdown,
         publication_name=body.publication_name,
         scraped_at=scraped_at,
     )
@@ -262,6 +266,7 @@ class ItemBody:
     is_preview: bool
     image_url: str | None = None
     publication_name: str | None = None
+    markdown: str | None = None
 
 
 def _item_body(element: etree._Element) -> ItemBody:
@@ -295,8 +300,12 @@ def _fragment(markup: str) -> lxml.html.HtmlElement | None:
 def _full_body(root: lxml.html.HtmlElement) -> ItemBody:
     """Text of a full body; Medium's tracking pixel and footer after it are not text."""
     footer = _cut_at_stat_pixel(root)
+    markdown = render_markdown(fragment_blocks(root, MEDIUM_ROOT))  # before the text marks <br>
     return ItemBody(
-        text=html_to_text(root), is_preview=False, publication_name=_originally_in(footer)
+        text=html_to_text(root),
+        is_preview=False,
+        publication_name=_originally_in(footer),
+        markdown=markdown,
     )
 
 
@@ -328,10 +337,12 @@ def _snippet_body(root: lxml.html.HtmlElement) -> ItemBody:
     """A ``<div class="medium-feed-item">`` snippet: preview text and preview image."""
     snippet = root.xpath(_class_xpath("medium-feed-snippet"))
     images = root.xpath(_class_xpath("medium-feed-image") + "//img/@src")
+    text = clean_text(snippet[0].text_content()) if snippet else None
     return ItemBody(
-        text=clean_text(snippet[0].text_content()) if snippet else None,
+        text=text,
         is_preview=True,
         image_url=canonical_image(str(images[0])) if images else None,
+        markdown=render_markdown([Block("P", text)], preview=True) if text else None,
     )
 
 

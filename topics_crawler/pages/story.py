@@ -55,8 +55,9 @@ _DOM_FIELDS = (
     "tags",
     "is_member_only",
     "text",
+    "markdown",
 )
-_BODY_FIELDS = ("text", "is_member_only")
+_BODY_FIELDS = ("text", "is_member_only", "markdown")
 
 
 def parse_story(doc: Document) -> PageResult:

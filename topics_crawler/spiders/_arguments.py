@@ -46,6 +46,10 @@ class CrawlOptions:
     """Page each tag's whole archive over GraphQL in this order (None: tag pages only)."""
     since: tuple[int, int] | None = None
     """``(year, month)``: the history starts with that month (None: all time)."""
+    responses: int = 0
+    """Responses (replies included) fetched per story over GraphQL; 0: none."""
+    source: str = "tags"
+    """Where stories come from: ``tags`` (tag pages) or ``feed`` (each tag's RSS feed)."""
 
     @classmethod
     def from_arguments(
@@ -58,6 +62,8 @@ class CrawlOptions:
         *,
         history: str | None = None,
         since: str | None = None,
+        responses: str | int | None = None,
+        source: str | None = None,
         today: date | None = None,
         require_tags: bool = True,
     ) -> CrawlOptions:
@@ -77,6 +83,8 @@ class CrawlOptions:
             ignored=ignored,
             history=sort_order,
             since=month,
+            responses=_parse_responses(responses),
+            source=_parse_source(source, sort_order),
         )
 
 
@@ -162,3 +170,35 @@ def _parse_since(value: str | None, today: date) -> tuple[int, int] | None:
     if month[0] < FIRST_YEAR:
         raise SpiderArgumentError(f"since: Medium has no stories before {FIRST_YEAR}")
     return month
+
+
+#: Most responses per story ``-a responses`` accepts (a thread beyond is not a sample).
+MAX_RESPONSES = 1000
+
+
+def _parse_responses(value: str | int | None) -> int:
+    if value is None or value == "":
+        return 0
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise SpiderArgumentError(f"responses: {value!r} is not a whole number") from None
+    if not 0 <= number <= MAX_RESPONSES:
+        raise SpiderArgumentError(f"responses: must be 0 to {MAX_RESPONSES}, got {number}")
+    return number
+
+
+SOURCE_CHOICES = ("tags", "feed")
+
+
+def _parse_source(value: str | None, history: SortOrder | None) -> str:
+    if value is None or value == "":
+        return "tags"
+    choice = value.strip().lower()
+    if choice not in SOURCE_CHOICES:
+        raise SpiderArgumentError(
+            f"source: unknown value {value!r}; choose from {'|'.join(SOURCE_CHOICES)}"
+        )
+    if choice == "feed" and history is not None:
+        raise SpiderArgumentError("source: feed reads the latest items only; drop -a history")
+    return choice

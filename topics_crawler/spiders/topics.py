@@ -10,6 +10,8 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
     scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
+    scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
+    scrapy crawl topics -a tags=llm -a source=feed -s DATASET_DIR=data/llm   # only what is new
 
 Scrapy's debugging commands take any Medium URL with no argument: ``scrapy parse
 --spider=topics <url>`` runs the callback of that page's kind (:meth:`TopicsSpider.parse`)
@@ -32,13 +34,15 @@ from twisted.python.failure import Failure
 
 from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.fingerprint import CANONICAL_URL_META
-from topics_crawler.items import Author, Item, Publication, Story, TagPage
+from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
 from topics_crawler.merge import ENTITY_KEY_META, link_identity, merge_items
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
+from topics_crawler.pages.tag_edges import tag_edges
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders._feed import FeedSource, known_story_ids
 from topics_crawler.spiders._history import (
     HistoryCallbacks,
     HistoryPager,
@@ -47,6 +51,7 @@ from topics_crawler.spiders._history import (
     listing_of,
 )
 from topics_crawler.spiders._refetch import Refetcher
+from topics_crawler.spiders._responses import RESPONSES_STORY_META, ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
@@ -66,24 +71,30 @@ class TopicsSpider(Spider):
         *,
         history: str | None = None,
         since: str | None = None,
+        responses: str | None = None,
+        source: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__()
         given = dict(tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow)
-        given.update(history=history, since=since)
+        given.update(history=history, since=since, responses=responses, source=source)
         #: The ``-a`` arguments as given (recorded in the dataset manifest).
         self.arguments: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         self.options = CrawlOptions.from_arguments(
             tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
-            history=history, since=since, require_tags=False,
+            history=history, since=since, responses=responses, source=source,
+            require_tags=False,
         )  # fmt: skip
         #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
         self.history: HistoryPager | None = None
+        #: Fetches each story's responses (``-a responses=N``); set when the crawl starts.
+        self.threads: ResponsesFetcher | None = None
 
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
         """Raise :class:`SpiderArgumentError` (a ``ValueError``) for bad ``-a`` arguments."""
-        known = ("tags", "start_urls", "max_stories", "follow", "history", "since")
+        known = {"tags", "start_urls", "max_stories", "follow", "history", "since"}
+        known |= {"responses", "source"}
         extra = {k: v for k, v in spider_args.items() if k not in known}
         CrawlOptions.from_arguments(
             **{k: v for k, v in spider_args.items() if k in known}, extra=extra
@@ -108,6 +119,11 @@ class TopicsSpider(Spider):
             self.logger.warning("Ignoring unknown spider arguments: %s", names)
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
         self.history = self.history_pager()
+        self.threads = self.responses_fetcher()
+        if self.options.source == "feed":
+            for slug in self.options.tag_urls:
+                yield self.feeds.start(slug)
+            return
         for slug, url in self.options.tag_urls.items():
             meta = {"entity_kind": "tag", ENTITY_KEY_META: link_identity("tag", slug)}
             yield Request(url, callback=self.parse_tag, errback=self.on_error, meta=meta)
@@ -132,6 +148,32 @@ class TopicsSpider(Spider):
             max_pages=settings.getint("HISTORY_MAX_PAGES", 1000),
         )
 
+    def responses_fetcher(self) -> ResponsesFetcher | None:
+        """The GraphQL fetcher of ``-a responses=N`` crawls (None without it)."""
+        if not self.options.responses:
+            return None
+        return ResponsesFetcher(
+            limit=self.options.responses,
+            callback=self.parse_responses,
+            errback=self.on_responses_error,
+            stats=self.crawler.stats,
+            logger=self.logger,
+            report=lambda url, reason, _detail: self.report_failure(
+                url, "responses", None, reason, {}
+            ),
+        )
+
+    @cached_property
+    def feeds(self) -> FeedSource:
+        """The feed fast path of ``-a source=feed`` crawls (stories the dataset lacks)."""
+        return FeedSource(
+            known=known_story_ids(self.crawler.settings.get("DATASET_DIR")),
+            callback=self.parse_feed,
+            errback=self.on_error,
+            stats=self.crawler.stats,
+            logger=self.logger,
+        )
+
     # --- callbacks ---------------------------------------------------------------
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Item | Request]:
@@ -148,12 +190,28 @@ class TopicsSpider(Spider):
             return
         yield from result.items  # a crawl follows no feed
 
+    def parse_feed(self, response: Response) -> Iterator[Item | Request]:
+        """A tag's RSS feed (``-a source=feed``): the page of each story the dataset lacks
+        (its feed item travels along and is kept if the page fails)."""
+        result = self.parse_response(response, "feed")
+        if isinstance(result, Request):
+            yield result
+            return
+        for link, item in self.feeds.new_stories(result):
+            if "stories" in self.options.follow:
+                yield from self.follow_entity(link, known=item)
+            elif item is not None:
+                yield item
+
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
         result = self.parse_response(response, "tag")
         if isinstance(result, Request):
             yield result
             return
-        yield from result.items_of("tag_page")
+        for page in result.items_of("tag_page"):
+            yield page
+            if isinstance(page, TagPage):
+                yield from tag_edges(page)  # the topic map the page shows
         if self.history is not None and not is_history_fallback(response):
             self.count_expected_history(result)
         if self.history is None or is_history_fallback(response):
@@ -182,7 +240,24 @@ class TopicsSpider(Spider):
             yield from self.history.fail(listing, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
-        yield from self.parse_entity(response, "story", known, follow=("author", "publication"))
+        for output in self.parse_entity(response, "story", known, follow=("author", "publication")):
+            yield output
+            if self.threads is not None and isinstance(output, Story):
+                yield from self.threads.start(output)
+
+    def parse_responses(self, response: Response) -> Iterator[Any]:
+        """One page of a story's responses: its rows, then the next page."""
+        assert self.threads is not None, "responses requests exist only with a fetcher"
+        yield from self.threads.read(response)
+
+    def on_responses_error(self, failure: Failure) -> None:
+        """A responses request failed for good: that story's responses stop, nothing else."""
+        assert self.threads is not None, "responses requests exist only with a fetcher"
+        request = failure.request  # type: ignore[attr-defined]
+        response = getattr(failure.value, "response", None)
+        reason = f"http_{response.status}" if response is not None else failure_reason(failure)
+        story_id = request.meta.get(RESPONSES_STORY_META, "")
+        self.threads.fail(story_id, reason, failure.getErrorMessage())
 
     def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
         yield from self.parse_entity(response, "author", known)
@@ -344,7 +419,11 @@ def item_key(item: Item) -> tuple[str, str]:
         if item.domain and not is_medium_domain(item.domain.lower()):
             return "publication", item.domain.lower()
         return "publication", (item.slug or "").lower()
-    return "tag_page", item.tag or ""
+    if isinstance(item, TagPage):
+        return "tag_page", item.tag or ""
+    if isinstance(item, TagEdge):
+        return "tag_edge", item.edge_id or ""
+    return "response", item.response_id or ""
 
 
 def failure_reason(failure: Failure) -> str:

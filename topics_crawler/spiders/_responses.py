@@ -1,0 +1,150 @@
+"""Responses with their threads: up to N per story over GraphQL (``-a responses=N``).
+
+After a story page is parsed (its item already yielded), :class:`ResponsesFetcher`
+asks ``POST /_/graphql`` for the story's responses (:mod:`topics_crawler.graphql.post_responses`):
+one page of top-level responses per request, each with its replies inline, then
+the next page, until N rows (replies count) are taken or the listing ends. A story
+that says it has no responses costs no request.
+
+Every answer is read strictly (:func:`~topics_crawler.graphql.responses_reader.read_responses`).
+An unusable answer or a failed request stops that story's responses with a logged
+reason, ``responses/failed/<reason>`` in the stats and a line in ``failures.jsonl``
+(the ``page_failed`` signal, kind ``responses``); the story itself is never touched.
+Each answer counts as a page in ``parse/pages/responses``, so the crawl health check
+(``HEALTH_MAX_FAILURE_RATIO``) weighs failed answers against answers read.
+
+Stats: ``responses/requests``, ``responses/pages``, ``responses/rows``,
+``responses/stories``, ``responses/deleted``, ``responses/skipped/<reason>``,
+``responses/failed/<reason>``, ``responses/stopped/page_cap``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from scrapy import Request
+from scrapy.http import Response
+from scrapy.statscollectors import StatsCollector
+
+from topics_crawler.graphql import GRAPHQL_URL
+from topics_crawler.graphql.post_responses import PAGE_SIZE, REQUEST_HEADERS, responses_body
+from topics_crawler.graphql.responses_reader import ResponsesFailure, read_responses
+from topics_crawler.items import Story, StoryResponse
+from topics_crawler.normalize import format_timestamp
+
+#: Request meta key: the story whose responses a request asks for.
+RESPONSES_STORY_META = "responses_story"
+#: Most pages of top-level responses read for one story.
+MAX_PAGES = 20
+
+Callback = Callable[..., Any]
+
+
+@dataclass
+class Thread:
+    """Paging state of one story's responses."""
+
+    story_id: str
+    story_url: str
+    taken: int = 0
+    pages: int = 0
+    seen_cursors: set[str] = field(default_factory=set)
+
+
+class ResponsesFetcher:
+    """Builds response requests, reads their answers, decides what comes next."""
+
+    def __init__(
+        self,
+        *,
+        limit: int,
+        callback: Callback,
+        errback: Callback,
+        stats: StatsCollector,
+        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
+        report: Callable[[str, str, str], None],
+    ) -> None:
+        self.limit = limit
+        self.callback = callback
+        self.errback = errback
+        self.stats = stats
+        self.logger = logger
+        self.report = report
+        """``report(url, reason, detail)``: record a failure for ``failures.jsonl``."""
+        self.threads: dict[str, Thread] = {}
+
+    def start(self, story: Story) -> Iterator[Request]:
+        """The first request for ``story``'s responses; none when it has none or was asked."""
+        if not story.story_id or story.story_id in self.threads or story.responses == 0:
+            return
+        if story.in_response_to:
+            return  # a response's own replies come with its story's thread
+        thread = Thread(story.story_id, story.url or story.story_id)
+        self.threads[story.story_id] = thread
+        self.stats.inc_value("responses/stories")
+        yield self._request(thread, None)
+
+    def read(self, response: Response) -> Iterator[StoryResponse | Request]:
+        """Rows of one answer, then the next page's request (or nothing)."""
+        thread = self.threads.get(response.meta.get(RESPONSES_STORY_META, ""))
+        if thread is None or thread.taken >= self.limit:
+            self.stats.inc_value("responses/ignored_answers")
+            return
+        self.stats.inc_value("parse/pages/responses")  # the crawl health's page count
+        scraped_at = format_timestamp(datetime.now(UTC))
+        page = read_responses(
+            response.body,
+            thread.story_id,
+            scraped_at,
+            seen_cursors=thread.seen_cursors,
+            limit=self.limit - thread.taken,
+        )
+        if isinstance(page, ResponsesFailure):
+            self.fail(thread.story_id, page.reason, page.detail)
+            return
+        thread.pages += 1
+        thread.taken += len(page.rows)
+        self.stats.inc_value("responses/pages")
+        self.stats.inc_value("responses/rows", len(page.rows))
+        if page.deleted:
+            self.stats.inc_value("responses/deleted", page.deleted)
+        for reason, count in page.skipped.items():
+            self.stats.inc_value(f"responses/skipped/{reason}", count)
+            self.logger.warning(
+                "Responses of story %s: skipped %d response(s): %s (%s)",
+                thread.story_id, count, reason, thread.story_url,
+            )  # fmt: skip
+        yield from page.rows
+        if page.next_to is None or thread.taken >= self.limit:
+            return
+        if thread.pages >= MAX_PAGES:
+            self.stats.inc_value("responses/stopped/page_cap")
+            return
+        thread.seen_cursors.add(page.next_to)
+        yield self._request(thread, page.next_to)
+
+    def fail(self, story_id: str, reason: str, detail: str) -> None:
+        """Stop ``story_id``'s responses for ``reason``: counted, logged, reported."""
+        thread = self.threads.get(story_id)
+        url = thread.story_url if thread is not None else story_id
+        self.stats.inc_value(f"responses/failed/{reason}")
+        self.logger.error(
+            "Responses of story %s (%s) stopped: %s: %s", story_id, url, reason, detail
+        )
+        self.report(url, reason, detail)
+
+    def _request(self, thread: Thread, to: str | None) -> Request:
+        self.stats.inc_value("responses/requests")
+        return Request(
+            GRAPHQL_URL,
+            method="POST",
+            body=responses_body(thread.story_id, min(PAGE_SIZE, self.limit), to),
+            headers=REQUEST_HEADERS,
+            callback=self.callback,
+            errback=self.errback,
+            meta={"entity_kind": "responses", RESPONSES_STORY_META: thread.story_id},
+        )
