@@ -88,7 +88,8 @@ def test_follower_label_inside_huge_nested_containers_is_still_found() -> None:
     filler = "word " * 50_000
     page = (
         '<html><head><meta property="og:type" content="profile">'
-        '<meta property="profile:username" content="ann"><title>Ann – Medium</title></head>'
+        '<meta property="profile:username" content="ann">'
+        '<meta property="og:title" content="Ann – Medium"></head>'
         "<body>" + "<div>" * 200 + f"<p>{filler}</p><span>12K followers</span>"
         + "</div>" * 200 + "</body></html>"
     )  # fmt: skip
