@@ -31,10 +31,12 @@ from tests.site.scale import scale_page_count, scale_tag_slugs
 BATCH = 10_000
 
 
-def crawl_rate(workers: int, n_tags: int, latency: float, folder: Path) -> tuple[float, float, int]:
+def crawl_rate(
+    workers: int, n_tags: int, latency: float, folder: Path, extra: dict[str, object] | None = None
+) -> tuple[float, float, int]:
     """(pages/min over the active window, wall seconds, pages) of ``workers`` workers."""
     with RedisServer(folder / "redis") as server, scale_site(n_tags, latency, folder) as site:
-        settings = {"REDIS_URL": server.url, "DISTRIBUTED_IDLE_CLOSE": 1}
+        settings = {"REDIS_URL": server.url, "DISTRIBUTED_IDLE_CLOSE": 1, **(extra or {})}
         tags = scale_tag_slugs(n_tags)
         started = time.monotonic()
         processes = [

@@ -1,7 +1,9 @@
-"""Shared pytest fixtures: the real captures folder and a frozen clock."""
+"""Shared pytest fixtures (the real captures folder, a frozen clock) and the run's last line
+about skipped capture tests."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,3 +31,21 @@ def real_pages() -> Path:
 @pytest.fixture
 def frozen_now() -> datetime:
     return FROZEN_NOW
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> Iterator[None]:
+    """One line, after pytest's own summary: how many capture tests were skipped, and how
+    to run them."""
+    yield
+    skipped = [
+        report
+        for report in terminalreporter.stats.get("skipped", [])
+        if "real Medium captures not found" in str(report.longrepr)
+    ]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} tests on real Medium captures skipped ({real_pages_dir()} is missing "
+            "or empty): "
+            "set TOPICS_CRAWLER_PAGES=<folder with the captures> to run them"
+        )

@@ -56,6 +56,7 @@ def run_crawl(
         "LOG_FILE": str(log_path),
         "LOG_LEVEL": "INFO",
         "AUTOTHROTTLE_ENABLED": False,
+        "DISTRIBUTED_STATE_DIR": str(out_dir / "distributed-state"),  # used with REDIS_URL
         **(settings or {}),
     }
     for name, value in all_settings.items():

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from scrapy import Spider
@@ -23,6 +24,7 @@ from scrapy.utils.test import get_crawler
 
 from topics_crawler.dataset import SCHEMA_VERSION, DatasetError, read_manifest
 from topics_crawler.dataset.extension import DatasetExtension
+from topics_crawler.exporters import records_of
 from topics_crawler.items import Author, Item, Publication, Story, TagPage
 
 SETTINGS: dict[str, Any] = {
@@ -59,7 +61,8 @@ def crawl(dataset_dir: Path, items: list[Item], **arguments: str) -> dict[str, A
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
-    return pq.read_table(path).to_pylist()
+    """Item records of a Parquet file (ISO timestamps, dict maps), as items hold them."""
+    return records_of(pq.read_table(path))
 
 
 def jsonl(path: Path) -> list[dict[str, Any]]:
@@ -94,6 +97,7 @@ def test_a_crawl_writes_every_file_of_the_dataset(dataset: Path) -> None:
     names = {p.name for p in dataset.iterdir() if not p.name.startswith(".")}
     assert names == {
         "manifest.json",
+        "README.md",
         *(
             f"{stem}.{ext}"
             for stem in ("stories", "authors", "publications", "tag_pages")
@@ -103,7 +107,7 @@ def test_a_crawl_writes_every_file_of_the_dataset(dataset: Path) -> None:
     assert not (dataset / ".staging").exists()
     assert [r["title"] for r in rows(dataset / "stories.parquet")] == ["One", "Two", "Three"]
     assert [r["title"] for r in jsonl(dataset / "stories.jsonl")] == ["One", "Two", "Three"]
-    assert json.loads(rows(dataset / "tag_pages.parquet")[0]["sections"]) == {
+    assert rows(dataset / "tag_pages.parquet")[0]["sections"] == {
         "latest_stories": ["aaaaaaaaaaaa"]
     }
     assert jsonl(dataset / "tag_pages.jsonl")[0]["sections"] == {"latest_stories": ["aaaaaaaaaaaa"]}
@@ -264,3 +268,71 @@ def test_identity_matches_the_dedupe_pipeline_case_and_spaces_aside(dataset: Pat
     (author,) = rows(dataset / "authors.parquet")
     assert (author["name"], author["followers"]) == ("Skylar", 12)
     assert len(jsonl(dataset / "authors.jsonl")) == 1
+
+
+def test_columns_are_typed_timestamps_lists_structs_and_maps(dataset: Path) -> None:
+    crawl(
+        dataset,
+        [
+            Story(story_id="aaaaaaaaaaaa", published_at="2025-01-02T03:04:05Z", tags=["ai"]),
+            TagPage(
+                tag="ai",
+                sections={"latest_stories": ["aaaaaaaaaaaa"]},
+                subtopics=[{"name": "LLM", "description": None}],
+                who_to_follow=[{"kind": "author", "id": "a1", "username": "ada", "name": "Ada"}],
+            ),
+        ],
+    )
+    stories = pq.read_schema(dataset / "stories.parquet")
+    assert str(stories.field("published_at").type) == "timestamp[ms, tz=UTC]"
+    assert str(stories.field("scraped_at").type) == "timestamp[ms, tz=UTC]"
+    assert str(stories.field("tags").type) == "list<element: string>"
+    tags = pq.read_schema(dataset / "tag_pages.parquet")
+    assert str(tags.field("sections").type) == (
+        "list<element: struct<section: string, story_ids: list<element: string>>>"
+    )
+    assert str(tags.field("subtopics").type) == (
+        "list<element: struct<name: string, description: string, section: string>>"
+    )
+    assert "struct<kind: string, id: string, username: string" in str(
+        tags.field("who_to_follow").type
+    )
+    (story,) = pq.read_table(dataset / "stories.parquet").to_pylist()
+    assert story["published_at"].isoformat() == "2025-01-02T03:04:05+00:00"
+    (line,) = jsonl(dataset / "stories.jsonl")
+    assert line["published_at"] == "2025-01-02T03:04:05Z", "JSONL keeps ISO text"
+    (tag_line,) = jsonl(dataset / "tag_pages.jsonl")
+    assert tag_line["who_to_follow"][0]["username"] == "ada"
+
+
+def test_a_schema_1_dataset_is_upgraded_whole_by_the_next_commit(
+    dataset: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    dataset.mkdir(parents=True)
+    v1_story = {"item_type": "story", "story_id": "eeeeeeeeeeee", "title": "Old"}
+    v1_story["published_at"] = "2024-05-06T07:08:09Z"
+    v1_tag = {"item_type": "tag_page", "tag": "old", "sections": '{"latest_stories": ["x"]}'}
+    json_field = pa.field("sections", pa.string(), metadata={b"topics_crawler.encoding": b"json"})
+    pq.write_table(pa.Table.from_pylist([v1_story]), dataset / "stories.parquet")
+    pq.write_table(
+        pa.Table.from_pylist(
+            [v1_tag],
+            schema=pa.schema([("item_type", pa.string()), ("tag", pa.string()), json_field]),
+        ),
+        dataset / "tag_pages.parquet",
+    )
+    (dataset / "stories.jsonl").write_text(json.dumps(v1_story) + "\n", "utf-8")
+    (dataset / "tag_pages.jsonl").write_text(json.dumps(v1_tag) + "\n", "utf-8")
+    manifest = {"schema_version": 1, "runs": [], "created_at": "2024-05-06T00:00:00Z"}
+    (dataset / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+
+    with caplog.at_level("WARNING"):
+        crawl(dataset, [Author(username="ada")])
+    assert "upgrading from schema version 1 to 2" in caplog.text
+    assert read_manifest(dataset)["schema_version"] == SCHEMA_VERSION
+    schema = pq.read_schema(dataset / "stories.parquet")
+    assert str(schema.field("published_at").type) == "timestamp[ms, tz=UTC]"
+    assert rows(dataset / "stories.parquet")[0]["published_at"] == "2024-05-06T07:08:09Z"
+    assert rows(dataset / "tag_pages.parquet")[0]["sections"] == {"latest_stories": ["x"]}
+    assert jsonl(dataset / "tag_pages.jsonl")[0]["sections"] == {"latest_stories": ["x"]}
+    assert [a["username"] for a in rows(dataset / "authors.parquet")] == ["ada"]

@@ -29,7 +29,7 @@ from tests.site.server import SiteServer
 from topics_crawler.dataset.commit import encode_rows
 from topics_crawler.dataset.layout import ENTITIES
 from topics_crawler.dataset.manifest import build_manifest, write_manifest
-from topics_crawler.exporters import arrow_schema
+from topics_crawler.exporters import arrow_schema, records_of
 from topics_crawler.items import Story, entity_keys, item_to_dict
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -104,7 +104,7 @@ def rows_of(dataset: Path) -> dict[str, list[str]]:
         table = pq.read_table(dataset / entity.parquet_name)
         lines = (dataset / entity.jsonl_name).read_text("utf-8").splitlines()
         assert len(lines) == table.num_rows, f"{entity.jsonl_name} is not the Parquet's twin"
-        rows = table.to_pylist()
+        rows = records_of(table)
         keys = [key for row in rows for key in entity_keys(entity.item_type, row)]
         assert len(keys) == len(set(keys)), f"an entity twice in {entity.parquet_name}"
         out[entity.item_type] = sorted(

@@ -280,3 +280,28 @@ def test_a_restarted_worker_cuts_its_feed_back_to_its_last_checkpoint(tmp_path: 
     forget_feed_sizes(state, [feed])
     feed.write_text("x" * 100, "utf-8")
     assert cut_feeds_back(state, [feed]) == 0
+
+
+@pytest.mark.integration
+def test_overwriting_a_feed_that_holds_an_unfinished_crawl_is_refused(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    from topics_crawler.addons.distributed import DistributedAddon
+    from topics_crawler.distributed.local_state import record_feed_sizes, state_dir
+    from topics_crawler.errors import CrawlNotStarted
+
+    feed = tmp_path / "worker.jsonl"
+    settings = Settings(
+        {
+            "REDIS_URL": redis_server.url,
+            "DISTRIBUTED_STATE_DIR": str(tmp_path / "state"),
+            "FEEDS": {str(feed): {"format": "jsonl", "overwrite": True}},
+        }
+    )
+    DistributedAddon.preflight(settings)  # nothing recorded yet: fine
+    feed.write_text('{"item_type": "story"}\n', "utf-8")
+    record_feed_sizes(state_dir(settings), {feed.absolute(): feed.stat().st_size})
+    with pytest.raises(CrawlNotStarted, match="use -o \\(append\\) to continue the crawl"):
+        DistributedAddon.preflight(settings)
+    settings.set("FEEDS", {str(feed): {"format": "jsonl"}})  # -o: appends, fine
+    DistributedAddon.preflight(settings)

@@ -123,11 +123,26 @@ def union(*workers: Worker) -> dict[str, Counter[str]]:
     return entities([item for worker in workers for item in worker.exported()])
 
 
+@pytest.mark.parametrize(
+    "victim_checkpoints",
+    [
+        0.3,  # the default rhythm, faster
+        60.0,  # never before the kill: everything it wrote must be cut back and redone
+    ],
+)
 def test_a_sigkilled_worker_loses_nothing_and_exports_nothing_twice(
-    content: SiteContent, single_worker: dict, redis_server: RedisServer, tmp_path: Path
+    content: SiteContent,
+    single_worker: dict,
+    redis_server: RedisServer,
+    tmp_path: Path,
+    victim_checkpoints: float,
 ) -> None:
     with SiteServer(content, latency=LATENCY) as site:
-        workers = [Worker(tmp_path / f"w{n}", site.base_url, redis_server.url) for n in range(2)]
+        workers = [
+            Worker(tmp_path / "w0", site.base_url, redis_server.url,
+                   DISTRIBUTED_CHECKPOINT_INTERVAL=victim_checkpoints),
+            Worker(tmp_path / "w1", site.base_url, redis_server.url),
+        ]  # fmt: skip
         for worker in workers:
             worker.start()
         victim = workers[0]
@@ -142,6 +157,8 @@ def test_a_sigkilled_worker_loses_nothing_and_exports_nothing_twice(
         assert returncode == 0, stderr[-2000:] + logs[-3000:]
     reclaimed = [line for line in logs.splitlines() if "is gone:" in line]
     assert reclaimed, "no worker gave the victim's requests back"
+    if victim_checkpoints > 30:
+        assert "Cutting" in victim.log_text(), "the victim's unconfirmed output was not cut"
     got = union(*workers)
     assert set(got["story"]) == set(single_worker["story"])
     assert set(got["author"]) == set(single_worker["author"])

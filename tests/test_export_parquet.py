@@ -19,8 +19,10 @@ from topics_crawler.exporters import (
     ParquetItemExporter,
     arrow_schema,
     is_json_column,
+    records_of,
 )
-from topics_crawler.items import Author, Item, Story, TagPage, item_to_dict
+from topics_crawler.fields import specs_of
+from topics_crawler.items import ITEM_CLASSES, Author, Item, Story, TagPage, item_to_dict
 
 
 def full_story(**overrides: Any) -> Story:
@@ -67,7 +69,7 @@ def export_parquet(items: list[Item], **kwargs: Any) -> pq.ParquetFile:
     return pq.ParquetFile(buffer)
 
 
-def test_schema_types_follow_the_dataclass_annotations() -> None:
+def test_schema_types_follow_the_field_declarations() -> None:
     story = arrow_schema(Story)
     assert story.names[0] == "item_type"
     assert story.field("story_id").type == pa.string()
@@ -76,17 +78,33 @@ def test_schema_types_follow_the_dataclass_annotations() -> None:
     assert story.field("is_member_only").type == pa.bool_()
     assert story.field("tags").type == pa.list_(pa.string())
     assert story.metadata == {b"topics_crawler.item_type": b"story"}
+    assert story.field("published_at").type == pa.timestamp("ms", tz="UTC")
     tag = arrow_schema(TagPage)
-    for nested in ("subtopics", "sections", "who_to_follow"):
-        assert tag.field(nested).type == pa.string()
-        assert is_json_column(tag.field(nested))
-    assert not is_json_column(tag.field("related_tags"))
+    section = [("section", pa.string()), ("story_ids", pa.list_(pa.string()))]
+    assert tag.field("sections").type == pa.list_(pa.struct(section))
+    members = [("name", pa.string()), ("description", pa.string()), ("section", pa.string())]
+    assert tag.field("subtopics").type == pa.list_(pa.struct(members))
+    assert [m.name for m in tag.field("who_to_follow").type.value_type] == [
+        "kind", "id", "username", "slug", "name",
+    ]  # fmt: skip
+    assert not any(is_json_column(column) for column in tag)
+
+
+def with_all_members(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as its Parquet row reads back: every struct member present."""
+    out = dict(record)
+    for name, declared in specs_of(ITEM_CLASSES[out["item_type"]]).items():
+        if declared.members and isinstance(out.get(name), list):
+            out[name] = [{m: e.get(m) for m in declared.members} for e in out[name]]
+    return out
 
 
 def test_round_trip_keeps_values_types_lists_and_nulls() -> None:
     stories = [full_story(), Story(story_id="aa11bb22cc33")]
-    rows = export_parquet(stories, item_class=Story).read().to_pylist()
+    table = export_parquet(stories, item_class=Story).read()
+    rows = records_of(table)
     assert rows == [item_to_dict(story) for story in stories]
+    assert table.schema.field("published_at").type == pa.timestamp("ms", tz="UTC")
     assert rows[1]["claps"] is None
     assert rows[1]["is_member_only"] is None
     assert rows[1]["tags"] == []
@@ -96,13 +114,10 @@ def test_a_feed_of_mixed_item_types_keeps_every_field_of_every_type() -> None:
     items: list[Item] = [tag_page(), full_story(), Author(username="ada", followers=3)]
     table = export_parquet(items).read()
     assert table.column_names[0] == "item_type"
-    rows = table.to_pylist()
+    rows = records_of(table)
     assert [row["item_type"] for row in rows] == ["tag_page", "story", "author"]
     for item, row in zip(items, rows, strict=True):
-        expected = item_to_dict(item)
-        for name in ("sections", "subtopics", "who_to_follow"):
-            if name in expected:
-                expected[name] = json.dumps(expected[name], ensure_ascii=False)
+        expected = with_all_members(item_to_dict(item))
         assert {k: row[k] for k in expected} == expected
     assert rows[2]["story_id"] is None
 
@@ -115,12 +130,13 @@ def test_an_item_the_file_cannot_hold_is_refused_loudly() -> None:
         exporter.export_item(Author(username="ada"))
 
 
-def test_nested_values_are_json_text() -> None:
+def test_nested_values_are_typed_columns() -> None:
     page = tag_page()
-    row = export_parquet([page]).read().to_pylist()[0]
-    assert json.loads(row["sections"]) == page.sections
-    assert json.loads(row["subtopics"]) == page.subtopics
-    assert json.loads(row["who_to_follow"]) == page.who_to_follow
+    row = records_of(export_parquet([page]).read())[0]
+    assert row["sections"] == page.sections
+    complete = with_all_members(item_to_dict(page))
+    assert row["subtopics"] == complete["subtopics"]
+    assert row["who_to_follow"] == complete["who_to_follow"]
     assert row["parent_topics"] == ["Machine Learning"]
 
 

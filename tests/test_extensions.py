@@ -32,6 +32,14 @@ def test_progress_line_counts_items_per_type_and_errors() -> None:
     assert "errors parse=3 download=0" in line
 
 
+def test_progress_line_shows_the_learned_rate_of_each_limited_host() -> None:
+    stats: dict[str, object] = {"response_received_count": 3}
+    assert "rate " not in progress_line(stats, 6.0, None, 30.0)
+    stats["rate/learned/medium.com"] = 4.2
+    stats["rate/learned/127.0.0.1"] = None  # no limit learned: not shown
+    assert progress_line(stats, 6.0, None, 30.0).endswith(", rate medium.com=4.2/s")
+
+
 def test_progress_off_without_interval() -> None:
     with pytest.raises(NotConfigured):
         CrawlProgress.from_crawler(get_crawler(Spider, {"LOGSTATS_INTERVAL": 0}))

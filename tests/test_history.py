@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import pickle
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
@@ -26,6 +27,7 @@ from topics_crawler.spiders._history import (
     HistoryCallbacks,
     HistoryPager,
     history_ranges,
+    listing_of,
 )
 from topics_crawler.spiders.topics import TopicsSpider
 
@@ -185,7 +187,23 @@ def test_pages_until_the_listing_ends(archive: SiteContent) -> None:
     assert stats.get_value("history/pages") == 3
     assert stats.get_value("history/stories") == len(tagged)
     assert stats.get_value("history/done") == 1
-    assert pager.listings == {}
+
+
+def test_the_paging_state_travels_with_the_requests(archive: SiteContent) -> None:
+    """Each listing response handled by a pager that never saw the tag before (another
+    worker on the shared queue, a resumed job) continues exactly where the last one was."""
+    request: Request | None = make_pager(max_stories=230, page_size=50)[0].start(TAG, TAG_URL)
+    firsts, taken = [], 0
+    while request is not None and request.url == GRAPHQL_URL:
+        firsts.append(body_of(request)["first"])
+        request = pickle.loads(pickle.dumps(request))  # as the Redis queue stores it
+        worker, stats = make_pager(max_stories=230, page_size=50)
+        result, follow_up = worker.read(answer(archive, request))
+        assert result is not None
+        taken += stats.get_value("history/stories")
+        request = next(iter(follow_up), None)
+    assert firsts == [50, 50, 50, 50, 30]
+    assert taken == 230
 
 
 def test_max_stories_caps_the_pages_and_asks_only_for_what_is_left(archive: SiteContent) -> None:
@@ -241,20 +259,23 @@ def test_bad_answers_stop_and_fall_back_to_the_tag_page(
     assert stats.get_value("history/fallback") == 1
     assert f"History of tag {TAG}" in caplog.text
     assert reason in caplog.text
-    assert pager.listings == {}
 
 
-def test_a_failure_for_a_finished_tag_asks_for_nothing() -> None:
-    pager, stats = make_pager()
-    assert list(pager.fail(TAG, "http_500", "boom")) == []
-    assert stats.get_value("history/fallback") is None
-
-
-def test_a_response_after_the_paging_ended_is_ignored(archive: SiteContent) -> None:
+def test_a_failed_listing_request_falls_back_from_the_state_it_carries() -> None:
     pager, stats = make_pager()
     request = pager.start(TAG, TAG_URL)
-    list(pager.fail(TAG, "timeout_error", "took too long"))
-    result, follow_up = pager.read(answer(archive, request))
+    listing = listing_of(request.meta)
+    assert listing is not None
+    (fallback,) = pager.fail(listing, "timeout_error", "took too long")
+    assert (fallback.url, fallback.meta["render_reason"]) == (TAG_URL, HISTORY_FALLBACK)
+    assert stats.get_value("history/failed/timeout_error") == 1
+
+
+def test_a_response_without_paging_state_is_ignored(archive: SiteContent) -> None:
+    pager, stats = make_pager()
+    request = pager.start(TAG, TAG_URL)
+    stray = request.replace(meta={k: v for k, v in request.meta.items() if k != "history_listing"})
+    result, follow_up = pager.read(answer(archive, stray))
     assert result is None
     assert list(follow_up) == []
     assert stats.get_value("history/ignored_responses") == 1

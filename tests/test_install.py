@@ -69,6 +69,9 @@ def test_the_base_install_crawls_and_extracts_with_no_extra(clean_venv: CleanVen
     )  # fmt: skip
     assert extract.returncode == 0, extract.stderr
     assert '"story_id": "a1b2c3d4e5f6"' in extract.stdout
+    wrong = clean_venv.run("topics-crawler", "no-such-command")
+    assert wrong.returncode == 2
+    assert wrong.stderr.startswith("topics-crawler: error:"), wrong.stderr
     spiders = clean_venv.run("scrapy", "list")
     assert spiders.stdout.split() == ["topics"], spiders.stderr
 

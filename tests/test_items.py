@@ -85,4 +85,4 @@ def test_raw_companions_and_identity_name_declared_fields(item_type: str) -> Non
 
 def test_required_groups_read_the_declarations() -> None:
     assert required_groups("author") == [("author_id", "username"), ("url",), ("scraped_at",)]
-    assert identity_fields("publication") == ("publication_id", "slug")
+    assert identity_fields("publication") == ("publication_id", "slug", "domain")

@@ -8,6 +8,7 @@ alone, at the same versions.
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import inspect
 import json
@@ -209,3 +210,71 @@ def test_the_isolation_check_sees_a_heavy_import() -> None:
         check=False,
     )  # fmt: skip
     assert json.loads(process.stdout.splitlines()[-1]) == ["matplotlib"]
+
+
+#: Underscore names of libraries that are their public API, or pinned above.
+ALLOWED_UNDERSCORE_NAMES = {
+    "_Element": "lxml's documented element class (lxml.etree._Element)",
+    "_replace": "namedtuple's documented method (urlsplit results)",
+    "_maybe_launch_in_thread": "scrapy-playwright 0.0.48, pinned by a test above",
+    # scrapy-redis's queue classes serialize through these; they are its API for subclasses
+    # (every queue of scrapy_redis.queue uses them), read by distributed/leases.py.
+    "_encode_request": "scrapy_redis.queue.Base, for subclasses",
+    "_decode_request": "scrapy_redis.queue.Base, for subclasses",
+}
+
+
+def underscore_attributes(root: Path) -> tuple[set[str], dict[str, list[str]]]:
+    """Names the package defines, and every ``obj._name`` it reads (with where)."""
+    defined: set[str] = set()
+    read: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                defined.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+            elif isinstance(node, ast.alias) and node.name.startswith("_"):
+                read.setdefault(node.name, []).append(f"{path.name}:import")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                read.setdefault(node.attr, []).append(f"{path.name}:{node.lineno}")
+    return defined, read
+
+
+def test_the_package_uses_no_private_name_of_a_library() -> None:
+    defined, read = underscore_attributes(ROOT / "topics_crawler")
+    foreign = {name: where for name, where in read.items() if name not in defined}
+    assert set(foreign) <= set(ALLOWED_UNDERSCORE_NAMES), foreign
+
+
+def library_private_overrides() -> dict[str, str]:
+    """``Class._name`` methods of the package that override a library's private name."""
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / "topics_crawler").rglob("*.py")):
+        if path.name == "__main__.py":
+            continue
+        module_name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        module = importlib.import_module(module_name.removesuffix(".__init__"))
+        for cls in vars(module).values():
+            if not isinstance(cls, type) or cls.__module__ != module.__name__:
+                continue
+            for name, value in vars(cls).items():
+                if not name.startswith("_") or name.startswith("__"):
+                    continue
+                if not (inspect.isfunction(value) and value.__module__ == module.__name__):
+                    continue  # machinery of abc, enum, typing
+                for base in cls.__mro__[1:]:
+                    if not base.__module__.startswith("topics_crawler") and hasattr(base, name):
+                        found[f"{cls.__qualname__}.{name}"] = base.__module__
+    return found
+
+
+def test_no_class_overrides_a_private_name_of_a_library() -> None:
+    assert library_private_overrides() == {}

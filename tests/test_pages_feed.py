@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -155,6 +156,21 @@ def test_custom_domain_publication_feed(frozen_now: datetime) -> None:
         "https://brew.example.org/",
     )
     assert [(ln.kind, ln.key) for ln in result.links] == [("story", "0123456789ab")]
+
+
+def test_a_custom_domain_feed_vouches_for_its_own_domain_only(frozen_now: datetime) -> None:
+    """Medium's own feeds list publication stories under their domains (followed); a feed
+    served from a custom domain cannot make a third host count as Medium's."""
+    elsewhere = "https://metadata.attacker.example/a-story-0123456789ab"
+    own = "https://brew.example.org/another-story-0fedcba98765"
+    body = feed(item(link=elsewhere) + item(guid=None, link=own), title="Cold Brew - Medium")
+    from_custom = parse(body, "https://brew.example.org/feed", frozen_now)
+    assert {urlsplit(ln.url).hostname for ln in from_custom.links} == {"brew.example.org"}
+    from_medium = parse(body, "https://medium.com/feed/@adabyte", frozen_now)
+    assert {urlsplit(ln.url).hostname for ln in from_medium.links} == {
+        "metadata.attacker.example",
+        "brew.example.org",
+    }
 
 
 def test_user_feed_stamps_author_on_every_story(frozen_now: datetime) -> None:

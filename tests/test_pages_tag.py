@@ -6,6 +6,7 @@ tests pin the behaviours the product depends on, on our own tag pages.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import pytest
 from tests.fixture_cases import FIXTURES
 from topics_crawler.items import Story, TagPage
 from topics_crawler.pages import PageResult, parse_page
+from topics_crawler.pages._tag_state import read_tag_state
+from topics_crawler.pages.state import State
 from topics_crawler.pages.tag import section_key
 
 OWN_TAG = FIXTURES / "own" / "tag"
@@ -265,3 +268,73 @@ def test_breadcrumb_and_clusters_without_test_ids(frozen_now: datetime) -> None:
     assert len(page.sections["training_at_scale"]) == 2
     assert page.related_tags == ["machine-learning", "pytorch", "data-science"]
     assert [e["kind"] for e in page.who_to_follow] == ["author", "publication"]
+
+
+def test_counts_are_the_tags_not_those_of_accounts_to_follow(frozen_now: datetime) -> None:
+    html = (
+        '<html><head><meta property="og:site_name" content="Medium"></head><body>'
+        '<NAV ARIA-LABEL="BREADCRUMB"><a href="/tag/programming">Programming</a></NAV>'
+        "<h1>Rust</h1><section><h2>Who to follow</h2>"
+        '<div><a href="/@ann">Ann Lee</a><span>12K followers</span></div></section>'
+        '<div DATA-TESTID="Related-Tags"><a href="/tag/go">Go</a></div></body></html>'
+    )
+    result = parse_page(html, "https://medium.com/tag/rust", kind="tag", scraped_at=frozen_now)
+    page = tag_page_of(result)
+    assert (page.name, page.followers, page.story_count) == ("Rust", None, None)
+    assert page.parent_topics == ["Programming"]  # upper-case markup, same reading
+    assert page.related_tags == ["go"]
+    assert page.who_to_follow == [
+        {"kind": "author", "id": None, "username": "ann", "name": "Ann Lee"}
+    ]
+    assert result.missing == ["stories"]
+
+
+@pytest.mark.real_pages
+def test_2019_topic_handler_body_is_read_as_the_same_topic(real_pages: Path) -> None:
+    """The topic page's reading applies to the GraphQL body of the same era, unchanged."""
+    name = "graphql_TopicHandler_programming__hypeit-2019-reserialized.json"
+    body = json.loads(read_capture(real_pages, name))
+    topic = read_tag_state(State.from_response(body), None)
+    assert topic is not None
+    assert (topic.slug, topic.is_topic, topic.fields["name"]) == (
+        "programming",
+        True,
+        "Programming",
+    )
+    assert {key: len(ids) for key, ids in topic.sections.items()} == {
+        "featured": 10,
+        "latest": 25,
+        "popular": 5,
+    }
+    assert topic.fields["related_tags"][:2] == ["javascript", "software-engineering"]
+    assert [writer.str("username") for writer in topic.writers] == ["mc999"]
+    assert len(topic.posts) == 38
+
+
+def test_a_2022_page_whose_state_lists_stories_and_writers_needs_no_browser(
+    frozen_now: datetime,
+) -> None:
+    result = parse_own("pytorch-2022-key-forms", frozen_now, "https://medium.com/tag/pytorch")
+    assert tag_page_of(result).top_writers
+    assert [s for s in result.signals if s.reason == "needs_browser"] == []
+    changed = parse_page(
+        "<html><head><meta property='og:site_name' content='Medium'></head>"
+        "<body><h1>GPU</h1></body></html>",
+        "https://medium.com/tag/gpu",
+        kind="tag",
+        scraped_at=frozen_now,
+    )
+    assert [(s.reason, s.what) for s in changed.signals] == [("needs_browser", "tag_sections")]
+
+
+def test_a_state_that_lost_its_script_tag_is_text_not_a_hang(frozen_now: datetime) -> None:
+    """A mutated page whose Apollo JSON became page text (digits and commas by the
+    hundred thousand) once took minutes in the counts pattern; it is plain text now."""
+    numbers = ",".join(["1660210535691"] * 40_000)
+    html = (
+        '<html><head><meta property="og:site_name" content="Medium"></head><body>'
+        f"<h1>PyTorch</h1>{numbers} followers<p>12 stories</p></body></html>"
+    )
+    result = parse_page(html, "https://medium.com/tag/pytorch", kind="tag", scraped_at=frozen_now)
+    page = tag_page_of(result)
+    assert (page.followers, page.story_count) == (None, 12)

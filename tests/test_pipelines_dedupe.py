@@ -20,7 +20,7 @@ from topics_crawler.dedupe_state import (
     state_path,
 )
 from topics_crawler.items import Author, Item, Story, item_to_dict
-from topics_crawler.pipelines._merge import extends, merge_records
+from topics_crawler.merge import extends, merge_records
 from topics_crawler.pipelines.dedupe import DedupePipeline
 
 URL = "https://medium.com/@ev/why-7c8f847b58aa"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.crawl_helpers import ROOT
+from tests.services import free_port
 from tests.site.content import default_site
 from tests.site.server import SiteServer
 
@@ -93,3 +94,35 @@ def test_a_crawl_reaches_only_the_pages_it_asked_for(tmp_path: Path) -> None:
     assert binds <= {repr(("::1", 0))}, binds
     assert "Telnet" not in log
     assert "Remote control" not in log
+
+
+@pytest.mark.integration
+def test_control_servers_switched_on_listen_on_loopback_and_log_no_password(
+    tmp_path: Path,
+) -> None:
+    password = "telnet-pw-0f3c9a"
+    log_path = tmp_path / "crawl.log"
+    with SiteServer(default_site()) as site:
+        command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", "tags=llm"]
+        command += ["-a", "max_stories=1", "-O", str(tmp_path / "items.jsonl")]
+        for setting in (
+            f"MEDIUM_BASE_URL={site.base_url}",
+            f"LOG_FILE={log_path}",
+            "TELNETCONSOLE_ENABLED=True",
+            f"TELNETCONSOLE_PASSWORD={password}",
+            f"TELNETCONSOLE_PORT={free_port()}",
+            "REMOTE_CONTROL_ENABLED=True",
+            f"REMOTE_CONTROL_JOBS_DIR={tmp_path / 'jobs'}",
+            "HEALTH_ENABLED=False",
+        ):
+            command += ["-s", setting]
+        env = {**os.environ}
+        env.pop("MEDIUM_BASE_URL", None)
+        process = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
+        )
+    log = log_path.read_text("utf-8")
+    assert process.returncode == 0, process.stderr[-2000:]
+    assert "Telnet console listening on 127.0.0.1:" in log
+    assert "Remote control HTTP server listening" in log
+    assert password not in log + process.stderr

@@ -83,20 +83,45 @@ def test_success_speeds_up_gradually_and_never_past_the_ceiling() -> None:
     assert rate.current == 5.0
 
 
+def test_until_the_second_slow_down_the_first_guess_is_probed_quickly() -> None:
+    policy = RatePolicy(decrease=0.5, increase=0.01, fast_increase=0.2)
+    rate = SlotRate(policy, None)
+    now = served(rate, 0.0, 2, 2)  # a crawl still starting up: 2 answers/s
+    rate.throttled(now, sent_at=now, retry_after=None)
+    first_guess = rate.current
+    assert first_guess is not None
+    assert first_guess < 2.0
+    now = served(rate, now, 2, 5)
+    assert rate.current is not None
+    assert rate.current > first_guess * 2  # ~20 %/s, not 1 %/s
+    rate.throttled(now, sent_at=now, retry_after=None)
+    slow_from = rate.current
+    served(rate, now, 1, 5)
+    assert rate.current == pytest.approx(slow_from * 1.01**5, rel=0.02)
+
+
+def test_the_first_guess_of_an_idle_crawl_is_not_below_the_floor() -> None:
+    rate = SlotRate(RatePolicy(decrease=0.5, first_guess=1.0), None)
+    now = served(rate, 0.0, 0.2, 10)  # a crawl that asked little: 0.2 answers/s
+    rate.throttled(now, sent_at=now, retry_after=1)
+    assert rate.current == pytest.approx(0.5)  # 0.5 x the 1/s floor, not 0.5 x 0.2/s
+
+
+def test_a_rate_the_crawl_does_not_use_does_not_grow() -> None:
+    rate = SlotRate(POLICY, None)
+    now = served(rate, 0.0, 10, 1)
+    rate.throttled(now, sent_at=now, retry_after=None)
+    learned = rate.current
+    for step in range(1, 100):
+        rate.succeeded(now + step * 0.5, binding=False)  # nothing waited for the slot
+    assert rate.current == learned
+
+
 def test_the_rate_never_falls_below_the_floor() -> None:
     rate = SlotRate(RatePolicy(decrease=0.1, minimum=0.5), None)
     for step in range(10):
         rate.throttled(float(step), sent_at=float(step), retry_after=None)
     assert rate.current == 0.5
-
-
-def test_overload_slows_down_less_than_a_rate_limit() -> None:
-    limited, overloaded = SlotRate(POLICY, 4.0), SlotRate(POLICY, 4.0)
-    limited.throttled(1.0, sent_at=1.0, retry_after=None)
-    overloaded.overloaded(1.0, sent_at=1.0)
-    assert limited.current is not None
-    assert overloaded.current is not None
-    assert limited.current < overloaded.current < 4.0
 
 
 # --- the middleware -------------------------------------------------------------------
@@ -137,6 +162,17 @@ def test_a_429_sets_the_slot_delay_pauses_the_slot_and_records_the_rate() -> Non
     assert stats is not None
     assert stats.get_value("rate/throttled") == 1
     assert stats.get_value(LEARNED_RATE_STAT + SLOT) == pytest.approx(1 / slot.delay, rel=0.01)
+
+
+def test_errors_leave_the_rate_alone() -> None:
+    middleware, slot, clock = make_middleware(RATE_CEILING=4.0)
+    for status in (500, 503, 404):
+        clock[0] += 1
+        middleware.response_downloaded(Response(URL, status=status), request())
+    assert slot.delay == pytest.approx(0.25)
+    stats = middleware.crawler.stats
+    assert stats is not None
+    assert stats.get_value("rate/decreased") is None
 
 
 def test_a_retry_coming_back_early_is_held_by_its_slot_until_its_not_before_time() -> None:

@@ -225,3 +225,18 @@ def test_a_crawl_sends_the_session_but_never_logs_or_stores_it(
     for secret in (SID, UID):
         assert secret not in process.stdout + process.stderr
     print(f"grepped {len(written)} files for the session")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (["-s", f"MEDIUM_SID={SID}"], ["-s", "MEDIUM_SID=[redacted]"]),
+        ([f"-sMEDIUM_COOKIE={COOKIE}"], ["-sMEDIUM_COOKIE=[redacted]"]),
+        ([f"--set=TELNETCONSOLE_PASSWORD={SID}"], ["--set=TELNETCONSOLE_PASSWORD=[redacted]"]),
+        (["-s", "RETRY_TIMES=2", "-a", "tags=llm"], ["-s", "RETRY_TIMES=2", "-a", "tags=llm"]),
+    ],
+)
+def test_recorded_command_lines_carry_no_secret(arguments: list[str], expected: list[str]) -> None:
+    from topics_crawler.secrets import redact_arguments
+
+    assert redact_arguments(arguments) == expected

@@ -60,3 +60,21 @@ def test_recording_stores_canonical_url_and_no_private_headers(tmp_path: Path) -
     replayed = storage.retrieve_response(spider, Request("https://medium.com/@ev"))
     assert replayed is not None
     assert replayed.url == "https://medium.com/@ev"
+
+
+def test_any_header_holding_a_secret_is_not_stored(tmp_path: Path) -> None:
+    crawler = get_crawler(
+        Spider,
+        {"HTTPCACHE_DIR": str(tmp_path), "HTTPCACHE_GZIP": False, "MEDIUM_SID": "s3cr3t-sid-value"},
+    )
+    spider = Spider("s")
+    spider.crawler = crawler
+    storage = CanonicalCacheStorage(crawler.settings)
+    storage.open_spider(spider)
+    url = "https://medium.com/@ev"
+    request = Request(url, headers={"X-Session": "sid=s3cr3t-sid-value", "Accept": "text/html"})
+    response = HtmlResponse(url, body=b"<html></html>", headers={"X-Echo": "s3cr3t-sid-value"})
+    storage.store_response(spider, request, response)
+    stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    assert b"s3cr3t-sid-value" not in stored
+    assert b"text/html" in stored

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from tests.site import demo
-from tests.site.content import default_site, expected_entities
+from topics_crawler.exporters import records_of
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
@@ -53,11 +56,25 @@ def test_failure_explains_what_went_wrong(
 
 
 def test_crawl_command_points_scrapy_at_the_site(tmp_path: Path) -> None:
-    command = demo.crawl_command("http://127.0.0.1:1234", ["a", "b"], tmp_path, "x")
+    command = demo.crawl_command(
+        "http://127.0.0.1:1234", ["tags=a,b", "history=newest"], tmp_path, "x", {"A": "1"}
+    )
     assert command[1:5] == ["-m", "scrapy", "crawl", "x"]
-    assert "tags=a,b" in command
+    assert command[5:9] == ["-a", "tags=a,b", "-a", "history=newest"]
     assert "MEDIUM_BASE_URL=http://127.0.0.1:1234" in command
+    assert "A=1" in command
     assert command[-2:] == ["-s", f"DATASET_DIR={tmp_path}"]
+
+
+def test_the_paste_lines_are_one_bash_word_each(tmp_path: Path) -> None:
+    duckdb_line, pandas_line, report = demo.paste_lines(tmp_path / "d d", tmp_path / "r.html")
+    for line in (duckdb_line, pandas_line):
+        words = shlex.split(line)
+        assert len(words) == 3, words
+        assert words[1] == "-c"
+    assert "FROM '" in shlex.split(duckdb_line)[2]
+    assert report == str(tmp_path / "r.html")
+    assert demo.double_quoted('a "b" $c `d` \\e') == '"a \\"b\\" \\$c \\`d\\` \\\\e"'
 
 
 def test_count_dataset_reads_every_entity_file(tmp_path: Path) -> None:
@@ -86,12 +103,12 @@ def test_failing_crawl_is_reported_with_the_log(
     assert status == 1
     assert "demo failed: the crawl exited with status" in err
     assert "no-such-spider" in err
-    assert (tmp_path / "crawl.log").exists()
+    assert (tmp_path / "crawl-1.log").exists()
 
 
 @pytest.mark.integration
 @pytest.mark.slow
-def test_demo_crawl_writes_a_dataset_with_every_entity_and_a_report(
+def test_the_demo_shows_history_two_tags_a_report_and_lines_that_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "demo"
@@ -99,21 +116,33 @@ def test_demo_crawl_writes_a_dataset_with_every_entity_and_a_report(
         status = demo.main(["--out", str(out), "--timeout", "300"])
         output = capsys.readouterr()
         assert status == 0, output.err
-        assert "Crawled the local site" in output.out
-    expected = expected_entities(default_site(), list(demo.DEFAULT_TAGS))
-    files = {"tag_page": "tag_pages", "story": "stories", "author": "authors",
-             "publication": "publications"}  # fmt: skip
-    keys = {"story": "story_id", "author": "username", "publication": "slug", "tag_page": "tag"}
-    for item_type, name in files.items():
-        rows = pq.read_table(out / f"{name}.parquet").to_pylist()
-        lines = (out / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-        assert len(rows) == len(lines) == len(expected[name]), item_type
-        assert {row[keys[item_type]] for row in rows} == set(expected[name])
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["counts"] == {
-        "story": len(expected["stories"]),
-        "author": len(expected["authors"]),
-        "publication": len(expected["publications"]),
-        "tag_page": 2,
-    }
-    assert list((out / "report").glob("*.png"))
+    assert [run["tags"] for run in manifest["runs"]] == [[demo.SEED_TAG], [demo.SECOND_TAG]]
+    assert manifest["counts"]["story"] >= demo.ARCHIVE_STORIES
+    assert manifest["counts"]["tag_page"] == 2
+    stories = pq.read_table(out / "stories.parquet", columns=["reading_time_min"]).to_pylist()
+    minutes = sorted(row["reading_time_min"] for row in stories if row["reading_time_min"])
+    assert 3 < minutes[len(minutes) // 2] < 10, "median reading time of a real-looking archive"
+    pages = {p["tag"]: p for p in records_of(pq.read_table(out / "tag_pages.parquet"))}
+    if shutil.which(demo.CHROMIUM):  # the seed tag's JavaScript sections, through Chromium
+        assert pages[demo.SEED_TAG]["who_to_follow"]
+    else:
+        assert demo.NO_CHROMIUM in output.out
+    assert (out / "report" / "report.html").is_file()
+    ids = {row["story_id"] for row in pq.read_table(out / "stories.parquet").to_pylist()}
+    sections = pages[demo.SECOND_TAG]["sections"]  # typed: records_of gives the mapping back
+    listed = {i for section in sections.values() for i in section}
+    assert listed, pages[demo.SECOND_TAG]
+    assert listed <= ids, "every story the second tag page lists is in the dataset"
+    authors = {row["username"] for row in pq.read_table(out / "authors.parquet").to_pylist()}
+    site = demo.demo_site()
+    assert {site.stories[i].author for i in listed if i in site.stories} <= authors
+
+    lines = output.out.strip().splitlines()[-3:]
+    assert lines[2] == str(out / "report" / "report.html")
+    for line, expected in zip(lines[:2], ("author_name", "reading_time_min"), strict=True):
+        pasted = subprocess.run(
+            ["bash", "-c", line], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert pasted.returncode == 0, pasted.stderr
+        assert expected in pasted.stdout

@@ -32,6 +32,16 @@ from topics_crawler.urls import (
             "https://humanparts.medium.com/x-c9700a7cf36d",
         ),
         ("http://127.0.0.1:8080/tag/ai", "https://127.0.0.1:8080/tag/ai"),
+        ("https://medium.com/%40ev", "https://medium.com/@ev"),
+        (
+            "https://medium.com/p/caf%C3%A9-%C3%A0-9e53ca408c48",
+            "https://medium.com/p/caf%C3%A9-%C3%A0-9e53ca408c48",
+        ),
+        (
+            "https://medium.com/p/café-à-9e53ca408c48",
+            "https://medium.com/p/caf%C3%A9-%C3%A0-9e53ca408c48",
+        ),
+        ("https://medium.com/tag/c%2B%2B", "https://medium.com/tag/c++"),
         ("javascript:alert(1)", None),
         ("data:text/html,hi", None),
         ("mailto:a@b.c", None),
@@ -67,6 +77,7 @@ def test_canonical_url_resolves_relative_links() -> None:
         ("https://medium.com/@user/twitter-adsense", None),
         ("https://medium.com/tag/machine-learning", None),
         ("https://medium.com/@user/deadbeef", None),
+        ("http://[broken-ipv6/x-0123456789ab", None),  # a feed guid the fuzzer broke
     ],
 )
 def test_post_id_from_url(url: str, post_id: str | None) -> None:

@@ -3,17 +3,25 @@
 Both are registered in ``FEED_EXPORTERS`` (``parquet`` and ``csv``) and work with any
 ``FEEDS`` entry. Column types come from the item dataclass (see :func:`arrow_schema`):
 
-============================  ==========================================
-dataclass annotation          Parquet column
-============================  ==========================================
-``str``                       ``string``
-``int``                       ``int64``
-``float``                     ``float64``
-``bool``                      ``bool``
-``list[str]``                 ``list<string>``
-anything else (dicts, lists   ``string`` holding JSON text; the field
-of dicts)                     metadata says ``topics_crawler.encoding=json``
-============================  ==========================================
+==============================  ==========================================
+field kind (:mod:`~topics_crawler.fields`)  Parquet column
+==============================  ==========================================
+timestamp                       ``timestamp[ms, tz=UTC]`` holding whole
+                                seconds (Parquet has no seconds unit);
+                                items and JSON keep ``2025-01-02T03:04:05Z``
+count / minutes / bool          ``int64`` / ``float64`` / ``bool``
+tag list / text list            ``list<string>``
+record list                     ``list<struct<...>>`` with the declared
+                                members (``subtopics``, ``who_to_follow``)
+sections                        ``list<struct<section, story_ids>>`` in
+                                page order (read back as a mapping)
+everything else                 ``string``
+==============================  ==========================================
+
+Dataclasses of other projects get their columns from their annotations (``str``,
+``int``, ``float``, ``bool``, ``list[str]``; anything else is JSON text in a string
+column marked ``topics_crawler.encoding=json``, as schema-1 datasets stored nested
+values). :func:`records_of` turns any of these tables back into item records.
 
 ``None`` is a null in every column. Parquet feeds cannot be appended to: give them
 ``"overwrite": True`` in ``FEEDS``.
@@ -30,6 +38,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any, Self
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
@@ -37,6 +46,7 @@ from scrapy.exporters import BaseItemExporter
 from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
 from scrapy.utils.misc import load_object
 
+from topics_crawler.fields import SPEC_KEY, FieldSpec, Kind
 from topics_crawler.items import ITEM_CLASSES
 
 logger = logging.getLogger(__name__)
@@ -54,6 +64,43 @@ _SCALAR_TYPES: dict[Any, pa.DataType] = {
     float: pa.float64(),
     bool: pa.bool_(),
 }
+
+
+#: Whole seconds in UTC. Parquet has no seconds unit (MILLIS is its coarsest), so the
+#: column is ``timestamp[ms, tz=UTC]``: what pyarrow, DuckDB and polars read back.
+TIMESTAMP_TYPE = pa.timestamp("ms", tz="UTC")
+ISO_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+_KIND_TYPES: dict[Kind, pa.DataType] = {
+    Kind.TIMESTAMP: TIMESTAMP_TYPE,
+    Kind.COUNT: pa.int64(),
+    Kind.MINUTES: pa.float64(),
+    Kind.BOOL: pa.bool_(),
+    Kind.TAG_LIST: pa.list_(pa.string()),
+    Kind.TEXT_LIST: pa.list_(pa.string()),
+}
+#: Field metadata marking a ``list<struct<key, value>>`` column that holds a mapping (the
+#: sections): a plain list of structs, which every reader (``datasets`` included) takes,
+#: where an Arrow ``map`` is not.
+MAPPING_ENCODING = b"mapping"
+SECTIONS_TYPE = pa.list_(
+    pa.struct([("section", pa.string()), ("story_ids", pa.list_(pa.string()))])
+)
+
+
+def declared_field(name: str, declared: FieldSpec) -> pa.Field:
+    """The Parquet column of a declared field (see the module doc)."""
+    if declared.kind is Kind.SECTIONS:
+        return pa.field(name, SECTIONS_TYPE, metadata={ENCODING_KEY: MAPPING_ENCODING})
+    return pa.field(name, declared_type(declared))
+
+
+def declared_type(declared: FieldSpec) -> pa.DataType:
+    """The Parquet type of a declared field (see the module doc)."""
+    if declared.kind is Kind.SECTIONS:
+        return SECTIONS_TYPE
+    if declared.kind is Kind.RECORD_LIST:
+        return pa.list_(pa.struct([(member, pa.string()) for member in declared.members]))
+    return _KIND_TYPES.get(declared.kind, pa.string())
 
 
 def _without_none(annotation: Any) -> Any:
@@ -76,9 +123,17 @@ def arrow_field(name: str, annotation: Any) -> pa.Field:
 
 
 def arrow_schema(item_class: type) -> pa.Schema:
-    """Typed Arrow schema of an item dataclass, columns in field order."""
-    hints = typing.get_type_hints(item_class)
-    columns = [arrow_field(f.name, hints[f.name]) for f in dataclasses.fields(item_class)]
+    """Typed Arrow schema of an item dataclass, columns in field order: from the field
+    declarations of this project's items, else from the annotations."""
+    declared = [f.metadata.get(SPEC_KEY) for f in dataclasses.fields(item_class)]
+    if all(isinstance(d, FieldSpec) for d in declared):
+        columns = [
+            declared_field(f.name, d)  # type: ignore[arg-type]
+            for f, d in zip(dataclasses.fields(item_class), declared, strict=True)
+        ]
+    else:
+        hints = typing.get_type_hints(item_class)
+        columns = [arrow_field(f.name, hints[f.name]) for f in dataclasses.fields(item_class)]
     item_type = getattr(item_class, "__name__", "item")
     for f in dataclasses.fields(item_class):
         if f.name == "item_type" and isinstance(f.default, str):
@@ -100,9 +155,54 @@ def mixed_schema(item_classes: Iterable[type]) -> pa.Schema:
     return pa.schema(list(columns.values()), metadata={ITEM_TYPE_KEY: b"mixed"})
 
 
+def is_mapping_column(column: pa.Field) -> bool:
+    """True for a ``list<struct<key, value>>`` column that holds a mapping."""
+    return bool(column.metadata and column.metadata.get(ENCODING_KEY) == MAPPING_ENCODING)
+
+
+def mapping_entries(value: Any) -> list[dict[str, Any]] | None:
+    """A mapping as the entries of a mapping column (``{"section": k, "story_ids": v}``)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return value  # not a mapping: the column refuses it
+    return [{"section": key, "story_ids": ids} for key, ids in value.items()]
+
+
 def is_json_column(column: pa.Field) -> bool:
     """True for a string column that holds JSON text (nested values)."""
     return bool(column.metadata and column.metadata.get(ENCODING_KEY) == b"json")
+
+
+def records_of(table: pa.Table) -> list[dict[str, Any]]:
+    """Item records of a table written by this module or a schema-1 dataset: timestamps as
+    ISO text, maps as dicts, JSON-text columns decoded."""
+    for index, column in enumerate(table.schema):
+        if pa.types.is_timestamp(column.type):
+            seconds = table.column(index).cast(pa.timestamp("s", tz="UTC"), safe=False)
+            text = pc.strftime(seconds, format=ISO_FORMAT)
+            table = table.set_column(index, column.name, text)
+    maps = [c.name for c in table.schema if pa.types.is_map(c.type)]
+    mappings = [c.name for c in table.schema if is_mapping_column(c)]
+    json_columns = [c.name for c in table.schema if is_json_column(c)]
+    rows: list[dict[str, Any]] = table.to_pylist()
+    for row in rows:
+        for name in maps:
+            if row.get(name) is not None:
+                row[name] = dict(row[name])
+        for name in mappings:
+            if row.get(name) is not None:
+                row[name] = {entry["section"]: entry["story_ids"] for entry in row[name]}
+        for name in json_columns:
+            if isinstance(row.get(name), str):
+                row[name] = json.loads(row[name])
+    return rows
+
+
+def _encoder(column: pa.Field) -> Callable[[Any], Any] | None:
+    if is_json_column(column):
+        return _json_text
+    return mapping_entries if is_mapping_column(column) else None
 
 
 def _json_text(value: Any) -> str | None:
@@ -210,7 +310,7 @@ class ParquetItemExporter(BaseItemExporter):
         columns = self._selected_columns(full)
         self.schema = pa.schema([column for _, column in columns], metadata=full.metadata)
         self._sources = [source for source, _ in columns]
-        self._encoders = [_json_text if is_json_column(col) else None for _, col in columns]
+        self._encoders = [_encoder(col) for _, col in columns]
         self._columns = [[] for _ in columns]
 
     def _row_class_names(self) -> str:
@@ -264,8 +364,11 @@ def _has_content(file: IO[bytes]) -> bool:
 
 
 def _to_array(values: list[Any], column: pa.Field) -> pa.Array:
-    """Arrow array of one buffered column; values of the wrong type become null (logged)."""
+    """Arrow array of one buffered column; values of the wrong type become null (logged).
+    Timestamps come as ISO text (the items' form) and are parsed here, column-wise."""
     try:
+        if pa.types.is_timestamp(column.type):
+            return pa.array(values, type=pa.string()).cast(column.type)
         return pa.array(values, type=column.type)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         coerced = [_coerce(value, column.type) for value in values]
@@ -280,6 +383,11 @@ def _to_array(values: list[Any], column: pa.Field) -> pa.Array:
 
 def _coerce(value: Any, arrow_type: pa.DataType) -> Any:
     """One value converted to ``arrow_type``, or None when it cannot be."""
+    if pa.types.is_timestamp(arrow_type) and isinstance(value, str):
+        try:
+            return pa.array([value]).cast(arrow_type)[0].as_py()
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
     try:
         return pa.scalar(value, type=arrow_type).as_py()
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):

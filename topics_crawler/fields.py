@@ -90,6 +90,8 @@ class FieldSpec:
     """Rank among the fields that identify the entity (0 = most specific); None: not one."""
     raw: str | None = None
     """Name of the ``*_raw`` companion keeping the source text of this field."""
+    members: tuple[str, ...] = ()
+    """Keys of each record of a :attr:`Kind.RECORD_LIST` field (its Parquet struct)."""
 
 
 def spec(
@@ -100,12 +102,13 @@ def spec(
     one_of: str | None = None,
     identity: int | None = None,
     raw: str | None = None,
+    members: tuple[str, ...] = (),
     default: Any = None,
     factory: Callable[[], Any] | None = None,
     init: bool = True,
 ) -> Any:
     """A dataclass ``field()`` carrying its :class:`FieldSpec` (default None, or ``factory()``)."""
-    metadata = {SPEC_KEY: FieldSpec(kind, doc, required, one_of, identity, raw)}
+    metadata = {SPEC_KEY: FieldSpec(kind, doc, required, one_of, identity, raw, members)}
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata=metadata, init=init)
     return dataclasses.field(default=default, metadata=metadata, init=init)

@@ -215,6 +215,7 @@ class Publication:
     domain: str | None = spec(
         Kind.DOMAIN,
         "Custom domain (``humanparts.medium.com``, ``wtfeconomy.com``) or None.",
+        identity=2,
     )
     description: str | None = spec(Kind.BODY, "Short description (tagline), trimmed.")
     followers: int | None = spec(
@@ -269,6 +270,7 @@ class TagPage:
         'Sub-topic clusters ("Explore recommended reads") in page order: ``{"name": ...,'
         ' "description": ..., "section": ...}``; ``section`` is the key of the cluster\'s'
         " stories in ``sections`` (None when the cluster lists none).",
+        members=("name", "description", "section"),
         factory=list,
     )
     related_tags: list[str] = spec(
@@ -312,6 +314,7 @@ class TagPage:
         "The tag's top writers as the state lists them (2022 ``tagTopWriters``, 2019"
         ' ``featuredTopicWriters``), page order: ``{"kind": "author", "id", "username",'
         ' "name"}``.',
+        members=("kind", "id", "username", "name"),
         factory=list,
     )
     sections: dict[str, list[str]] = spec(
@@ -330,6 +333,7 @@ class TagPage:
         Kind.RECORD_LIST,
         'Suggested accounts in page order: ``{"kind": "author"|"publication", "id": ...,'
         ' "username"|"slug": ..., "name": ...}``.',
+        members=("kind", "id", "username", "slug", "name"),
         factory=list,
     )
     scraped_at: str | None = spec(
@@ -399,8 +403,10 @@ def item_from_dict(data: dict[str, Any]) -> Item:
 def fill_missing(item: Item, other: Item) -> Item:
     """Copy of ``item`` with its empty fields filled from ``other`` (same type).
 
-    Used to merge what a listing card knew into the item of the full page:
-    the page's values win, the card only fills gaps. A ``*_raw`` field travels
+    The layer picker of one page (:func:`topics_crawler.layers.pick_paired`): inside a
+    parser, what one part of the page gave fills the gaps of another; the page's values
+    win. Records of one entity from different pages or runs are merged by
+    :func:`topics_crawler.merge.merge_items` instead. A ``*_raw`` field travels
     with its value: it is taken from ``other`` only together with that value.
     """
     if type(item) is not type(other):

@@ -17,8 +17,12 @@ from urllib.parse import unquote
 
 ISO_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
+#: A count: digits grouped by thousands with one separator (``1,234``, ``1.234``,
+#: ``1 234``, ``1'234``, no-break spaces), or plain digits with an optional decimal part
+#: (only meaningful before a ``K``/``M``/``B`` suffix: ``1.2K``, ``1,2K``).
 _COUNT_RE = re.compile(
-    r"^\s*(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<suffix>[kKmMbB])?\b", re.UNICODE
+    r"^\s*(?P<num>\d{1,3}(?P<sep>[,.'\u00a0\u202f ])\d{3}(?:(?P=sep)\d{3})*(?![\d])"
+    r"|\d+(?:[.,]\d+)?)(?:\s*(?P<suffix>[kKmMbB])\b)?(?![\d.,])"
 )
 _SUFFIX = {"k": 1_000, "m": 1_000_000, "b": 1_000_000_000}
 _READING_RE = re.compile(r"(\d+(?:\.\d+)?)\s*min", re.IGNORECASE)
@@ -77,11 +81,17 @@ def parse_count(value: Any) -> tuple[int | None, str | None]:
     match = _COUNT_RE.match(text)
     if not match:
         return None, text
-    number = float(match.group("num").replace(",", ""))
-    suffix = match.group("suffix")
+    digits, separator, suffix = match.group("num", "sep", "suffix")
     if suffix:
+        if separator in (".", ",") and digits.count(separator) == 1:  # 1.234K: a decimal
+            separator = None
+        number = float(digits.replace(separator, "") if separator else digits.replace(",", "."))
         return round(number * _SUFFIX[suffix.lower()]), text
-    return int(number), None
+    if separator:
+        return int(digits.replace(separator, "")), None
+    if not digits.isdigit():  # 1.5 claps: not a count
+        return None, text
+    return int(digits), None
 
 
 def parse_reading_time(value: Any) -> float | None:

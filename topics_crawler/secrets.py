@@ -15,7 +15,9 @@ mirror middleware, so the host checked is the canonical one; with
 
 :class:`LogRedaction` (an extension) puts a :class:`RedactingFilter` on every
 log handler of the root logger, so a secret never reaches a log line — not
-even Scrapy's "Overridden settings" line when it was passed with ``-s``.
+even Scrapy's "Overridden settings" line when it was passed with ``-s``. The
+telnet console's ``TELNETCONSOLE_PASSWORD`` (the console is off unless switched
+on) is redacted the same way.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-SECRET_NAMES = ("MEDIUM_COOKIE", "MEDIUM_SID")
+SECRET_NAMES = ("MEDIUM_COOKIE", "MEDIUM_SID", "TELNETCONSOLE_PASSWORD")
 REDACTED = "[redacted]"
 #: Shorter values are not treated as secrets (redacting "1" would mangle every log line).
 MIN_SECRET_LENGTH = 6
@@ -54,6 +56,18 @@ def secret_values(
         if value:
             found[name] = value
     return found
+
+
+def redact_arguments(arguments: Iterable[str]) -> list[str]:
+    """Command-line ``arguments`` with the value of every secret setting replaced
+    (``-s MEDIUM_COOKIE=…``, ``--set=MEDIUM_SID=…``), for anything that records them."""
+    redacted = []
+    for argument in arguments:
+        option = next((o for o in ("--set=", "-s") if argument.startswith(o)), "")
+        name, sep, _value = argument[len(option) :].partition("=")
+        secret = sep and name in SECRET_NAMES
+        redacted.append(f"{option}{name}={REDACTED}" if secret else argument)
+    return redacted
 
 
 def cookie_header(secrets: Mapping[str, str]) -> str | None:

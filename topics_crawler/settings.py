@@ -65,6 +65,11 @@ RATE_CONTROL_ENABLED = True
 RATE_CEILINGS = {"medium.com": 5.0}
 RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, learned from 429s
 DOWNLOAD_TIMEOUT = 30
+# The largest real Medium page in the captures is ~0.5 MB; 32 MiB leaves 60x room and caps
+# what one runaway response (a broken mirror, an endless body) costs (Scrapy: 1 GiB). A page
+# over it is cancelled and recorded as failed, reason too_large (failures.jsonl, stats).
+DOWNLOAD_MAXSIZE = 32 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 8 * 1024 * 1024
 RETRY_TIMES = 3
 
 # --- Concurrency ---------------------------------------------------------------
@@ -97,6 +102,8 @@ HTTPCACHE_GZIP = True
 # zstd, one row group per PARQUET_ROW_GROUP_SIZE rows) and CSV with lists/dicts as JSON
 # text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
+# The seen-set of requests on disk (memory flat in crawl size; topics_crawler/dupefilter.py).
+DUPEFILTER_CLASS = "topics_crawler.dupefilter.DiskDupeFilter"
 # Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
 # journal flushes at each checkpoint (topics_crawler/feeds.py).
 FEED_STORAGES = {

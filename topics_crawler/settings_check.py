@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scrapy.settings import BaseSettings
+from scrapy.utils.misc import load_object
 
 #: ``check(value, settings)`` → why ``value`` is wrong, or None.
 Check = Callable[[Any, BaseSettings], str | None]
@@ -122,12 +123,9 @@ def redis_url(value: Any, settings: BaseSettings) -> str | None:
 
 
 def _items(value: Any) -> list[str]:
+    """A list setting as Scrapy's ``getlist`` reads it (a string is split at commas)."""
     if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            loaded = json.loads(text)
-            return [str(item) for item in loaded]
-        return [part.strip() for part in text.split(",") if part.strip()]
+        return [part.strip() for part in value.split(",") if part.strip()]
     return [str(item) for item in value]
 
 
@@ -169,6 +167,57 @@ def count_map(value: Any, settings: BaseSettings) -> str | None:
     return None
 
 
+def importable(value: Any, settings: BaseSettings) -> str | None:
+    """An import path (``package.module.Name``) that imports."""
+    if not isinstance(value, str):
+        return None  # a class or function given directly
+    try:
+        load_object(value)
+    except (ImportError, NameError, ValueError, AttributeError) as exc:
+        return f"{value!r} cannot be imported ({type(exc).__name__}: {exc})"
+    return None
+
+
+def key_prefix(value: Any, settings: BaseSettings) -> str | None:
+    """A Redis key prefix: some characters, no spaces, no glob characters."""
+    text = str(value)
+    if not text or any(c.isspace() or c in "*?[]" for c in text):
+        return f"{value!r} is not a usable key prefix (no spaces, no *?[])"
+    return None
+
+
+def number_map(minimum: float = 0.0, maximum: float | None = None) -> Check:
+    """``{name: number within [minimum, maximum]}`` (a dict, or its JSON)."""
+
+    def check(value: Any, settings: BaseSettings) -> str | None:
+        try:
+            mapping = json.loads(value) if isinstance(value, str) else value
+        except ValueError:
+            return f"{value!r} is not a JSON object"
+        if not isinstance(mapping, Mapping):
+            return f"{value!r} is not a JSON object"
+        within = number(minimum=minimum, maximum=maximum)
+        for key, item in mapping.items():
+            problem = within(item, settings) if not isinstance(item, bool) else "not a number"
+            if problem is not None:
+                return f"{key}: {problem}"
+        return None
+
+    return check
+
+
+def status_list(value: Any, settings: BaseSettings) -> str | None:
+    """HTTP status codes, as a list or comma-separated."""
+    try:
+        codes = _items(value)
+    except TypeError:
+        return f"{value!r} is not a list of HTTP status codes"
+    for code in codes:
+        if not code.isdigit() or not 100 <= int(code) <= 599:
+            return f"{code!r} is not an HTTP status code"
+    return None
+
+
 def loopback_host(value: Any, settings: BaseSettings) -> str | None:
     """Control servers listen on the loopback interface only."""
     if str(value).strip().lower() in ("127.0.0.1", "::1", "localhost"):
@@ -196,6 +245,14 @@ RULES: dict[str, Check] = {
     "MEDIUM_BASE_URL": http_url,
     "ROBOTSTXT_OBEY": flag,
     "AUTOTHROTTLE_ENABLED": flag,
+    "RATE_CONTROL_ENABLED": flag,
+    "RATE_CEILINGS": number_map(minimum=0.0),
+    "RATE_CEILING": _POSITIVE,
+    "RATE_DECREASE": number(minimum=0.01, maximum=1.0),
+    "RATE_ERROR_DECREASE": number(minimum=0.01, maximum=1.0),
+    "RATE_INCREASE": _POSITIVE,
+    "RATE_MIN": number(minimum=0.001),
+    "RATE_WINDOW": number(minimum=0.1),
     "AUTOTHROTTLE_START_DELAY": _POSITIVE,
     "AUTOTHROTTLE_MAX_DELAY": _POSITIVE,
     "AUTOTHROTTLE_TARGET_CONCURRENCY": number(minimum=0.01),
@@ -206,14 +263,29 @@ RULES: dict[str, Check] = {
     "LOG_LEVEL": choice("critical", "error", "warning", "info", "debug"),
     "LOG_FILE": writable_file,
     "LOGSTATS_INTERVAL": _POSITIVE,
+    "PROGRESS_FIRST_LOG": _POSITIVE,
+    "PROGRESS_LIVE": choice("auto", "on", "off"),
+    "PROGRESS_REFRESH": number(minimum=0.05),
+    "DEPTH_LIMIT": _COUNT,
+    "CLOSESPIDER_ITEMCOUNT": _COUNT,
+    "CLOSESPIDER_PAGECOUNT": _COUNT,
+    "CLOSESPIDER_TIMEOUT": _POSITIVE,
+    "DNS_TIMEOUT": number(minimum=0.1),
+    "DNSCACHE_ENABLED": flag,
+    "DNSCACHE_SIZE": _COUNT,
+    "TWISTED_DNS_RESOLVER": importable,
     # record / replay, job dir
     "REPLAY_MODE": choice("off", "record", "replay"),
     "REPLAY_DIR": writable_dir,
+    "HTTPCACHE_ENABLED": flag,
+    "HTTPCACHE_STORAGE": importable,
+    "REPLAY_INNER_STORAGE": importable,
     "JOBDIR": writable_dir,
     "RESUME_CHECKPOINT_INTERVAL": number(minimum=0.01),
     # feeds, dataset, pipelines
     "PARQUET_ROW_GROUP_SIZE": number(minimum=1, whole=True),
     "PARQUET_COMPRESSION": choice("zstd", "snappy", "gzip", "brotli", "lz4", "none"),
+    "PARQUET_COMPRESSION_LEVEL": number(whole=True),
     # DATASET_DIR: the dataset add-on's preflight checks it (one line, exit 1)
     "STATS_FILE": writable_file,
     "REJECTS_FILE": writable_file,
@@ -223,9 +295,12 @@ RULES: dict[str, Check] = {
     "VALIDATE_ENABLED": flag,
     "DEDUPE_ENABLED": flag,
     "DEDUPE_EMIT_ALL": flag,
+    "DEDUPE_STATE_CLASS": importable,
     # reliability
     "RETRY_ENABLED": flag,
     "RETRY_TIMES": _COUNT,
+    "RETRY_HTTP_CODES": status_list,
+    "RETRY_PRIORITY_ADJUST": number(whole=True),
     "RETRY_BACKOFF_BASE": _POSITIVE,
     "RETRY_BACKOFF_MAX": _POSITIVE,
     "RETRY_AFTER_MAX": _POSITIVE,
@@ -237,9 +312,12 @@ RULES: dict[str, Check] = {
     "HEALTH_MIN_ITEMS": count_map,
     "HEALTH_MAX_FAILURE_RATIO": _RATIO,
     "HEALTH_MAX_REJECT_RATIO": _RATIO,
+    "HEALTH_MIN_COVERAGE": number_map(minimum=0.0, maximum=1.0),
+    "HEALTH_COVERAGE_MIN_PAGES": number(minimum=1, whole=True),
     # control servers
     "TELNETCONSOLE_ENABLED": telnet_console,
     "TELNETCONSOLE_HOST": loopback_host,
+    "TELNETCONSOLE_PORT": port_list,
     "REMOTE_CONTROL_ENABLED": flag,
     # tag history, browser
     "HISTORY_PAGE_SIZE": number(minimum=1, maximum=100, whole=True),
@@ -251,9 +329,12 @@ RULES: dict[str, Check] = {
     "RENDER_SETTLE_TIMEOUT": _POSITIVE,
     "PLAYWRIGHT_MAX_CONTEXTS": number(minimum=1, whole=True),
     "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": number(minimum=1, whole=True),
+    "PLAYWRIGHT_ABORT_REQUEST": importable,
     # distributed
     "REDIS_URL": redis_url,
     "REDIS_SOCKET_TIMEOUT": number(minimum=0.1),
+    "REDIS_KEY_PREFIX": key_prefix,
+    "SCHEDULER_QUEUE_CLASS": importable,
     "DISTRIBUTED_IDLE_CLOSE": _POSITIVE,
     "DISTRIBUTED_WORKER_TIMEOUT": number(minimum=1.0),
     "DISTRIBUTED_CHECKPOINT_INTERVAL": number(minimum=0.05),

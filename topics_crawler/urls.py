@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import SplitResult, quote, unquote, urljoin, urlsplit
 
+from w3lib.url import canonicalize_url
+
 MEDIUM_HOST = "medium.com"
 MEDIUM_ROOT = "https://medium.com"
 MAX_URL_LENGTH = 2048
@@ -122,11 +124,19 @@ def _canonical_parts(url: str, base: str | None) -> tuple[str, str] | None:
     if port and port not in (80, 443):
         host = f"{host}:{port}"
     path = path or "/"
+    if "%" in path or not path.isascii() or " " in path:
+        path = _one_encoding(path)
     if "//" in path:
         path = re.sub(r"/{2,}", "/", path)
     if len(path) > 1:
         path = path.rstrip("/") or "/"
     return host, path
+
+
+def _one_encoding(path: str) -> str:
+    """The path in one spelling whether it came percent-encoded or literal (w3lib's
+    canonicalization): ``/%40ev`` → ``/@ev``, ``/p/-à-`` → ``/p/-%C3%A0-``."""
+    return urlsplit(canonicalize_url(f"https://h{path}")).path
 
 
 def _host_and_port(parts: SplitResult) -> tuple[str | None, int | None]:

@@ -4,6 +4,7 @@ python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
                      [--faults "rate=0.2,seed=7,kinds=500+429+hang"]  (see tests/site/faults.py)
                      [--js-sections]  (see tests/site/js_sections.py)
                      [--scale-tags N]  (see tests/site/scale.py)
+                     [--tag-generations]  (see tests/site/generations.py)
                      [--rate-limit N [--rate-burst B]]  (see tests/site/rate_limit.py)
 """
 
@@ -18,6 +19,7 @@ from types import FrameType
 
 from tests.site.content import default_site
 from tests.site.faults import FaultPlan
+from tests.site.generations import generations_site
 from tests.site.rate_limit import TokenBucket
 from tests.site.scale import with_scale_tags
 from tests.site.server import SiteServer
@@ -44,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="sections only scripts show (tests/site/js_sections.py)")  # fmt: skip
     parser.add_argument("--scale-tags", type=int, default=0, metavar="N",
                         help="add N tags of 20 new stories (tests/site/scale.py)")  # fmt: skip
+    parser.add_argument("--tag-generations", action="store_true",
+                        help="add the 2022, markup-variant and 'changed' tag pages "
+                             "(tests/site/generations.py)")  # fmt: skip
     parser.add_argument("--rate-limit", type=float, default=0.0, metavar="N",
                         help="token bucket: 429 + Retry-After past N requests/s")  # fmt: skip
     parser.add_argument("--rate-burst", type=float, default=None, metavar="B",
@@ -69,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.archive < 0 or args.latency < 0:
         print("--archive and --latency must not be negative", file=sys.stderr)
         return 2
-    content = default_site()
+    content = generations_site() if args.tag_generations else default_site()
     if args.archive:
         content = content.with_archive(ARCHIVE_TAG, args.archive, seed=0)
     if args.scale_tags > 0:

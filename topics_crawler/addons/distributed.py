@@ -52,7 +52,17 @@ class DistributedAddon:
             RedisUnavailableError,
             connect,
         )
+        from topics_crawler.distributed.local_state import (  # noqa: PLC0415
+            unfinished_overwritten_feed,
+        )
         from topics_crawler.distributed.marker import lost_crawl  # noqa: PLC0415
+
+        feed = unfinished_overwritten_feed(settings)
+        if feed is not None:
+            raise CrawlNotStarted(
+                f"{feed} holds this worker's part of an unfinished distributed crawl and -O "
+                "would overwrite it; use -o (append) to continue the crawl"
+            )
 
         try:
             server = connect(settings)
@@ -70,6 +80,12 @@ class DistributedAddon:
         if not settings.get("REDIS_URL"):
             raise NotConfigured
         check_or_log(self.preflight, settings)
+        if settings.get("DATASET_DIR"):
+            logger.warning(
+                "DATASET_DIR with REDIS_URL: a killed worker's dataset staging files are not "
+                "merged, while the pages it finished are not fetched again; give each worker "
+                "an appending JSON lines feed too (-o worker-<name>.jsonl)"
+            )
         if settings.get("JOBDIR"):
             logger.warning(
                 "JOBDIR is ignored with REDIS_URL: the queue and seen-set live in Redis, "

@@ -18,20 +18,24 @@ the add-on puts :class:`CanonicalCacheStorage` in front of the configured
 storage — at the priority the configured storage was set with, so a project or
 command-line ``HTTPCACHE_STORAGE`` becomes the *inner* storage
 (``REPLAY_INNER_STORAGE``) instead of bypassing the wrapper. The wrapper drops
-``Cookie``, ``Authorization`` and ``Proxy-Authorization`` request headers and
-``Set-Cookie`` response headers before anything is stored.
+``Cookie``, ``Authorization`` and ``Proxy-Authorization`` request headers,
+``Set-Cookie`` response headers, and any other header whose value holds one of
+the project's secrets (``MEDIUM_COOKIE``, ``MEDIUM_SID``…, see
+:mod:`topics_crawler.secrets`) before anything is stored.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from scrapy import Request, Spider
-from scrapy.http import Response
+from scrapy.http import Headers, Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
 from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
+from topics_crawler.secrets import redactable, secret_values
 
 MODES = ("off", "record", "replay")
 #: Request headers never written to disk: they may carry a session (MEDIUM_COOKIE).
@@ -77,15 +81,26 @@ class RecordReplay:
         settings.set("HTTPCACHE_STORAGE", wrapper, priority=priority)
 
 
-def without_private_headers(request: Request, response: Response) -> tuple[Request, Response]:
-    """Copies of ``request`` and ``response`` with no session-bearing header."""
-    request_headers = request.headers.copy()
-    for name in PRIVATE_HEADERS:
-        request_headers.pop(name, None)
-    response_headers = response.headers.copy()
-    for name in PRIVATE_RESPONSE_HEADERS:
-        response_headers.pop(name, None)
-    return request.replace(headers=request_headers), response.replace(headers=response_headers)
+def without_private_headers(
+    request: Request, response: Response, secrets: Iterable[str] = ()
+) -> tuple[Request, Response]:
+    """Copies of ``request`` and ``response`` with no session-bearing header: the
+    private ones by name, any other whose value holds one of ``secrets``."""
+    encoded = [secret.encode("latin-1", "replace") for secret in secrets]
+
+    def cleaned(headers: Headers, private: tuple[bytes, ...]) -> Headers:
+        kept = headers.copy()
+        for name in private:
+            kept.pop(name, None)
+        for name in list(kept.keys()):
+            if any(s in value for value in kept.getlist(name) for s in encoded):
+                kept.pop(name, None)
+        return kept
+
+    return (
+        request.replace(headers=cleaned(request.headers, PRIVATE_HEADERS)),
+        response.replace(headers=cleaned(response.headers, PRIVATE_RESPONSE_HEADERS)),
+    )
 
 
 class CanonicalCacheStorage:
@@ -99,6 +114,7 @@ class CanonicalCacheStorage:
         #: Recording fetches every page, retries included (a stored 503 must not answer
         #: its own retry); a replay or a plain cache serves what is stored.
         self.serves = str(settings.get("REPLAY_MODE") or "off").lower() != "record"
+        self.secrets = redactable(secret_values(settings))
 
     def open_spider(self, spider: Spider) -> None:
         self.inner.open_spider(spider)
@@ -117,4 +133,4 @@ class CanonicalCacheStorage:
             canonical = request.meta[CANONICAL_URL_META]
             request = request.replace(url=canonical)
             response = response.replace(url=canonical)
-        self.inner.store_response(spider, *without_private_headers(request, response))
+        self.inner.store_response(spider, *without_private_headers(request, response, self.secrets))

@@ -7,6 +7,10 @@ and many none, so this handler starts Playwright (and, as before, Chromium)
 only when a request with ``meta["playwright"]`` arrives. Everything else —
 plain requests, page and context limits, closing — is scrapy-playwright's.
 
+Every request Chromium makes passes ``PLAYWRIGHT_ABORT_REQUEST``, then
+:class:`~topics_crawler.browser.address_guard.BrowserAddressGuard` (no private
+addresses, no odd ports).
+
 The one name it needs that is not public API is the handler's engine-start receiver,
 ``_maybe_launch_in_thread`` (scrapy-playwright 0.0.48 with Scrapy >= 2.14): it is
 disconnected from ``engine_started`` and awaited on the first browser request instead.
@@ -20,7 +24,10 @@ from typing import TYPE_CHECKING
 
 from scrapy import signals
 from scrapy.http import Request, Response
+from scrapy.utils.misc import load_object
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+from topics_crawler.browser.address_guard import BrowserAddressGuard
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -34,6 +41,9 @@ class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
         crawler.signals.disconnect(self._maybe_launch_in_thread, signals.engine_started)
         self.playwright_start_lock = asyncio.Lock()
         self.playwright_started = False
+        configured = crawler.settings.get("PLAYWRIGHT_ABORT_REQUEST")
+        inner = load_object(configured) if configured else None
+        self.abort_request = BrowserAddressGuard.from_crawler(crawler, inner)
 
     async def download_request(self, request: Request) -> Response:
         if request.meta.get("playwright"):

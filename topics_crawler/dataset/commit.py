@@ -4,10 +4,11 @@ move together from one consistent version to the next, or not at all.
 1. **Write** each entity file anew beside the old one (``.stories.parquet.next`` and
    ``.stories.jsonl.next``): the existing rows are streamed row group by row group; a
    row whose entity the crawl staged is merged into the staged row
-   (:func:`~topics_crawler.pipelines._merge.merge_records`: the richer value of each
+   (:func:`~topics_crawler.merge.merge_records`: the richer value of each
    field wins, so a card-only sighting never wipes what a page gave), the others are
    copied; the staged rows follow. Memory holds one row group, whatever the sizes.
-   The JSONL twin is written from the same rows. Then the new ``manifest.json``.
+   The JSONL twin is written from the same rows. Then the new ``manifest.json`` and the
+   dataset card ``README.md`` (:mod:`.card`).
    Every file is flushed to disk (``fsync``).
 2. **Decide**: ``.commit.json`` names the renames and the stage; it is written
    atomically. A crash before this point leaves the dataset as it was (the ``.next``
@@ -35,8 +36,9 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from topics_crawler.dataset.card import CARD_NAME, render_card
 from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME, Entity
-from topics_crawler.dataset.manifest import build_manifest
+from topics_crawler.dataset.manifest import SCHEMA_VERSION, build_manifest
 from topics_crawler.dataset.stage import Stage, global_state_path
 from topics_crawler.dedupe_state import SqliteDedupeState
 from topics_crawler.exporters import (
@@ -44,11 +46,15 @@ from topics_crawler.exporters import (
     DEFAULT_ROW_GROUP_SIZE,
     arrow_schema,
     is_json_column,
+    is_mapping_column,
+    mapping_entries,
+    records_of,
 )
 
 logger = logging.getLogger(__name__)
 
 COMMIT_LOG = ".commit.json"
+_JSON_SLICE = 1000
 NEXT_SUFFIX = ".next"
 
 
@@ -64,11 +70,26 @@ class MergeResult:
 
 
 def encode_rows(records: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
-    """Arrow table of item records (nested values as JSON text in their columns)."""
+    """Arrow table of item records (ISO timestamps parsed, nested values typed; JSON text
+    in the columns of a schema that marks them so)."""
     json_columns = [f.name for f in schema if is_json_column(f)]
     if json_columns:
         records = [_with_json_text(record, json_columns) for record in records]
-    return pa.Table.from_pylist(records, schema=schema)
+    mappings = [f.name for f in schema if is_mapping_column(f)]
+    if mappings:
+        records = [
+            {**r, **{name: mapping_entries(r.get(name)) for name in mappings}} for r in records
+        ]
+    timestamps = [i for i, f in enumerate(schema) if pa.types.is_timestamp(f.type)]
+    build = schema
+    for index in timestamps:
+        build = build.set(index, schema.field(index).with_type(pa.string()))
+    table = pa.Table.from_pylist(records, schema=build)
+    for index in timestamps:
+        table = table.set_column(
+            index, schema.field(index), table.column(index).cast(schema.field(index).type)
+        )
+    return table.replace_schema_metadata(schema.metadata)
 
 
 def _with_json_text(record: dict[str, Any], columns: list[str]) -> dict[str, Any]:
@@ -80,25 +101,9 @@ def _with_json_text(record: dict[str, Any], columns: list[str]) -> dict[str, Any
 
 
 def decode_rows(table: pa.Table) -> list[dict[str, Any]]:
-    """Item records of an Arrow table (the inverse of :func:`encode_rows`)."""
-    json_columns = [f.name for f in table.schema if is_json_column(f)]
-    rows: list[dict[str, Any]] = table.to_pylist()
-    for row in rows:
-        for column in json_columns:
-            if isinstance(row.get(column), str):
-                row[column] = json.loads(row[column])
-    return rows
-
-
-def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``table`` with exactly the columns of ``schema``: missing ones null, types cast."""
-    columns = [
-        table.column(f.name).cast(f.type)
-        if f.name in table.column_names
-        else pa.nulls(table.num_rows, f.type)
-        for f in schema
-    ]
-    return pa.Table.from_arrays(columns, schema=schema)
+    """Item records of an Arrow table (the inverse of :func:`encode_rows`; reads schema-1
+    tables too)."""
+    return records_of(table)
 
 
 def _batched(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
@@ -135,13 +140,14 @@ def next_path(target: Path) -> Path:
 
 
 def write_entity(
-    entity: Entity, stage: Stage, dataset_dir: Path, row_group_size: int
+    entity: Entity, stage: Stage, dataset_dir: Path, row_group_size: int, upgrade: bool = False
 ) -> tuple[MergeResult, list[Path]]:
-    """Write the merged files of ``entity`` beside the old ones; the targets to rename."""
+    """Write the merged files of ``entity`` beside the old ones; the targets to rename.
+    ``upgrade`` rewrites the files even when the crawl brought no row (a schema upgrade)."""
     target = dataset_dir / entity.parquet_name
     twin = dataset_dir / entity.jsonl_name
     added = stage.count(entity.item_type)
-    if not added and target.exists() and twin.exists():
+    if not added and not upgrade and target.exists() and twin.exists():
         return MergeResult(parquet_rows(target), 0), []
     stage.start_merge(entity.item_type)
     schema = arrow_schema(entity.item_class)
@@ -152,7 +158,7 @@ def write_entity(
     ):
         if target.exists():
             for table in _kept_tables(entity, stage, target, schema, row_group_size):
-                rows += _write(writer, jsonl, table, decode_rows(table), row_group_size)
+                rows += _write(writer, jsonl, table, None, row_group_size)
         for chunk in _batched(stage.merged_rows(entity.item_type), row_group_size):
             rows += _write(writer, jsonl, encode_rows(chunk, schema), chunk, row_group_size)
     for written in (target, twin):
@@ -167,7 +173,11 @@ def _kept_tables(
     merged into their staged rows)."""
     key_names = list(entity.keys)
     for batch in pq.ParquetFile(target).iter_batches(batch_size=batch_size):
-        table = conform(pa.Table.from_batches([batch]), schema)
+        table = pa.Table.from_batches([batch])
+        if table.schema.equals(schema):
+            table = table.replace_schema_metadata(schema.metadata)
+        else:  # another schema (version 1, or columns added since): through the records
+            table = encode_rows(records_of(table), schema)
         identities = [entity.key_values(row) for row in table.select(key_names).to_pylist()]
         owners = stage.owners(key for keys in identities for key in keys)
         owner_of = [next((owners[k] for k in keys if k in owners), None) for keys in identities]
@@ -187,12 +197,20 @@ def _write(
     writer: pq.ParquetWriter,
     jsonl: IO[str],
     table: pa.Table,
-    records: list[dict[str, Any]],
+    records: list[dict[str, Any]] | None,
     row_group_size: int,
 ) -> int:
-    if table.num_rows:
-        writer.write_table(table, row_group_size=row_group_size)
+    """Write ``table`` and its JSON lines (``records``, else read from the table a slice
+    at a time, so a row group of existing rows is never held as Python objects whole)."""
+    if not table.num_rows:
+        return 0
+    writer.write_table(table, row_group_size=row_group_size)
+    if records is not None:
         jsonl.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in records)
+    else:
+        for start in range(0, table.num_rows, _JSON_SLICE):
+            rows = records_of(table.slice(start, _JSON_SLICE))
+            jsonl.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     return int(table.num_rows)
 
 
@@ -206,23 +224,37 @@ def commit_stage(
     previous_manifest: dict[str, Any] | None,
     row_group_size: int = DEFAULT_ROW_GROUP_SIZE,
 ) -> dict[str, MergeResult]:
-    """Commit ``stage`` (closed on return) into the dataset as the run ``run``."""
+    """Commit ``stage`` (closed on return) into the dataset as the run ``run``; a dataset
+    of an older schema version is rewritten in this version by the same commit."""
     stage.commit()
     results: dict[str, MergeResult] = {}
     targets: list[Path] = []
+    old = (previous_manifest or {}).get("schema_version", SCHEMA_VERSION)
+    if old != SCHEMA_VERSION:
+        logger.warning(
+            "Dataset %s: upgrading from schema version %s to %s (typed timestamps and "
+            "nested columns) in this commit",
+            dataset_dir,
+            old,
+            SCHEMA_VERSION,
+        )
     for entity in ENTITIES:
         results[entity.item_type], written = write_entity(
-            entity, stage, dataset_dir, row_group_size
+            entity, stage, dataset_dir, row_group_size, upgrade=old != SCHEMA_VERSION
         )
         targets += written
     stage.close()
     counts = {item_type: result.rows for item_type, result in results.items()}
     run = {**run, "items": {t: r.added for t, r in results.items()}}
     manifest = dataset_dir / MANIFEST_NAME
-    text = json.dumps(build_manifest(previous_manifest, run, counts), indent=2, ensure_ascii=False)
+    content = build_manifest(previous_manifest, run, counts)
+    text = json.dumps(content, indent=2, ensure_ascii=False)
     next_path(manifest).write_text(text + "\n", encoding="utf-8")
-    fsync_file(next_path(manifest))
-    targets.append(manifest)
+    card = dataset_dir / CARD_NAME
+    next_path(card).write_text(render_card(content), encoding="utf-8")
+    for document in (manifest, card):
+        fsync_file(next_path(document))
+        targets.append(document)
     log = {
         "run_id": run.get("run_id"),
         "renames": [target.name for target in targets],

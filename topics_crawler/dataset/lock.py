@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from topics_crawler.dataset.errors import DatasetError
+from topics_crawler.secrets import redact_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -54,9 +55,10 @@ def holder_line(holder: dict[str, Any]) -> str:
 
 
 def command_line() -> str:
-    """This process's command line, ``scrapy …`` for Scrapy's command runner."""
+    """This process's command line, ``scrapy …`` for Scrapy's command runner, with the
+    values of secret settings (``-s MEDIUM_COOKIE=…``) redacted."""
     program = "scrapy" if "scrapy" in sys.argv[0] else Path(sys.argv[0]).name
-    return " ".join([program, *sys.argv[1:]])
+    return " ".join([program, *redact_arguments(sys.argv[1:])])
 
 
 def _read_holder(handle: IO[str]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 The manifest is rewritten (atomically) at the end of every crawl into the dataset::
 
-    {"schema_version": 1, "project_version": "0.1.0",
+    {"schema_version": 2, "project_version": "0.1.0",
      "created_at": ..., "updated_at": ...,
      "counts": {"story": 120, "author": 80, "publication": 12, "tag_page": 3},
      "files": {"story": {"parquet": "stories.parquet", "jsonl": "stories.jsonl"}, ...},
@@ -26,8 +26,12 @@ from topics_crawler.dataset._atomic import atomic_target
 from topics_crawler.dataset.errors import DatasetError
 from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME, data_files
 
-#: Bump when a column is removed, renamed or retyped; older datasets are then refused.
-SCHEMA_VERSION = 1
+#: Bump when a column is removed, renamed or retyped. Version 2: timestamps are
+#: ``timestamp[s, tz=UTC]``, nested values ``list<struct>`` / ``map`` columns (version 1
+#: kept them as text). The versions this one upgrades on its first commit (one log line,
+#: every file rewritten in that commit, never mixed); others are refused.
+SCHEMA_VERSION = 2
+UPGRADABLE_VERSIONS = frozenset({1})
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -74,7 +78,7 @@ def check_schema_version(directory: Path) -> dict[str, Any] | None:
             )
         return None
     version = manifest.get("schema_version")
-    if version == SCHEMA_VERSION:
+    if version == SCHEMA_VERSION or version in UPGRADABLE_VERSIONS:
         return manifest
     if isinstance(version, int) and version > SCHEMA_VERSION:
         advice = "upgrade topics_crawler to append to it, or choose a new DATASET_DIR"

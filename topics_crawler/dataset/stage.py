@@ -26,7 +26,7 @@ from scrapy.settings import BaseSettings
 
 from topics_crawler.dedupe_state import STATE_SUBPATH
 from topics_crawler.items import entity_keys
-from topics_crawler.pipelines._merge import merge_records
+from topics_crawler.merge import merge_records
 
 STAGE_NAME = "stage.sqlite"
 _SCHEMA = (

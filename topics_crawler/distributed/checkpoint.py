@@ -173,6 +173,7 @@ class LeaseCheckpoint:
         if end_all:
             self._open.clear()
             self._callback_ended.clear()
+            self.items_in_flight = 0
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value("distributed/checkpoints")
             self.crawler.stats.inc_value("distributed/leases_done", len(done))

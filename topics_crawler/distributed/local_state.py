@@ -8,7 +8,7 @@ per Redis server and key prefix holds:
   finishes: a worker that finds it while Redis has no marker knows that Redis
   lost the crawl (restarted empty) instead of mistaking it for a new crawl;
 * ``feed-<hash>.size`` — for each local feed file of a worker, its size at the
-  worker's last checkpoint. A worker started again with the same command cuts
+  worker's last checkpoint (or when it started). A worker started again with the same command cuts
   its feeds back to that size before it writes: whatever it wrote after its last
   checkpoint belongs to leases that other workers take over, and would
   otherwise be exported twice.
@@ -70,17 +70,30 @@ def forget_crawl(folder: Path) -> None:
 # --- feed sizes at the last checkpoint ----------------------------------------------------
 
 
-def local_feed_paths(settings: BaseSettings) -> list[Path]:
-    """The local files of ``FEEDS`` (URIs with ``%(…)s`` parameters are left out)."""
+def local_feed_paths(settings: BaseSettings, overwritten_only: bool = False) -> list[Path]:
+    """The local files of ``FEEDS`` (URIs with ``%(…)s`` parameters are left out);
+    ``overwritten_only``: those opened with ``overwrite`` (``-O``)."""
     paths = []
-    for uri in settings.getdict("FEEDS"):
+    for uri, options in settings.getdict("FEEDS").items():
         text = str(uri)
         if text.startswith("file://"):
             text = text[len("file://") :]
         elif "://" in text or "%(" in text:
             continue
+        if overwritten_only and not (isinstance(options, dict) and options.get("overwrite")):
+            continue
         paths.append(Path(text).absolute())
     return paths
+
+
+def unfinished_overwritten_feed(settings: BaseSettings) -> Path | None:
+    """A feed this worker would overwrite (``-O``) although it holds the worker's part of
+    an unfinished crawl (a checkpoint of it is recorded), or None."""
+    folder = state_dir(settings)
+    for feed in local_feed_paths(settings, overwritten_only=True):
+        if _size_file(folder, feed).exists() and feed.exists() and feed.stat().st_size:
+            return feed
+    return None
 
 
 def _size_file(folder: Path, feed: Path) -> Path:
@@ -112,6 +125,18 @@ def cut_feeds_back(folder: Path, feeds: Iterable[Path]) -> int:
             os.truncate(feed, size)
             removed += extra
     return removed
+
+
+def record_starting_sizes(settings: BaseSettings) -> None:
+    """Before anything is written: what is in the feeds now is this worker's checkpointed
+    output (nothing, for a feed it overwrites), so a kill before its first checkpoint
+    is cut back to it."""
+    overwritten = set(local_feed_paths(settings, overwritten_only=True))
+    sizes = {
+        feed: 0 if feed in overwritten or not feed.exists() else feed.stat().st_size
+        for feed in local_feed_paths(settings)
+    }
+    record_feed_sizes(state_dir(settings), sizes)
 
 
 def forget_feed_sizes(folder: Path, feeds: Iterable[Path]) -> None:

@@ -44,6 +44,7 @@ from topics_crawler.distributed.leases import LeasedPriorityQueue
 from topics_crawler.distributed.local_state import (
     cut_feeds_back,
     local_feed_paths,
+    record_starting_sizes,
     remember_crawl,
     state_dir,
 )
@@ -126,6 +127,7 @@ class RedisScheduler(Scheduler):
         )
         folder = state_dir(settings)
         cut_feeds_back(folder, local_feed_paths(settings))
+        record_starting_sizes(settings)
         self.crawl_id = self._call(join_crawl, self.server, keys, default=None)
         if self.crawl_id is not None:
             remember_crawl(folder, self.crawl_id)

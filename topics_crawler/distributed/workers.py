@@ -3,7 +3,7 @@
 A worker whose engine is idle does not stop while the shared queue holds
 requests or another worker is busy (it may still add requests). It stops once
 the queue has stayed empty with every worker idle for ``DISTRIBUTED_IDLE_CLOSE``
-seconds. Each worker keeps a key ``<prefix>:worker:<host>:<pid>`` (``busy`` /
+seconds. Each worker keeps a key ``<prefix>:worker:<host>:<pid>:<token>`` (``busy`` /
 ``idle``) alive with a heartbeat; a killed worker's key expires after
 ``DISTRIBUTED_WORKER_TIMEOUT`` seconds, and the next heartbeat of any live worker
 puts the requests it had taken back in the queue
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import socket
 import time
 from contextlib import suppress
@@ -62,9 +63,14 @@ RECLAIM_EVERY = 2
 BUSY, IDLE = "busy", "idle"
 
 
+#: Drawn once per process: a restarted container keeps its host name and often its pid
+#: (1), and must not be taken for the worker it replaces (whose leases it would drop).
+_PROCESS_TOKEN = secrets.token_hex(4)
+
+
 def worker_id() -> str:
-    """``<host>:<pid>``: unique among live workers."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """``<host>:<pid>:<token>``: unique among workers, even across restarts."""
+    return f"{socket.gethostname()}:{os.getpid()}:{_PROCESS_TOKEN}"
 
 
 class WorkerCoordinator:

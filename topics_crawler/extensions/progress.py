@@ -1,11 +1,13 @@
 """Crawl progress a person can watch: a live line on a terminal, a periodic line in the log.
 
 Both show pages fetched (and the rate), items per type, errors (parse errors,
-download errors), the requests waiting in the scheduler and, for a tag history
-of known size, the share done and an ETA, e.g.::
+download errors), the requests waiting in the scheduler, for a tag history
+of known size the share done and an ETA, and the rate each rate-limited host
+allows as learned so far (:mod:`topics_crawler.middlewares.rate`), e.g.::
 
     Progress: 412 pages (96/min), items story=380 author=120 publication=9 tag_page=2,
-    errors parse=1 download=0, 37 requests waiting, history 38% of 1,870 stories, ETA 4m10s
+    errors parse=1 download=0, 37 requests waiting, history 38% of 1,870 stories, ETA 4m10s,
+    rate medium.com=4.2/s
 
 In the log (Scrapyd, ``LOG_FILE``) the first line comes ``PROGRESS_FIRST_LOG``
 seconds (10) after the start, then one every ``LOGSTATS_INTERVAL`` seconds (60),
@@ -36,6 +38,8 @@ from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 from scrapy.extensions.logstats import LogStats
 from scrapy.utils.asyncio import create_looping_call
+
+from topics_crawler.middlewares.rate import LEARNED_RATE_STAT
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -124,7 +128,20 @@ def progress_line(
     history = history_progress(stats, elapsed)
     if history is not None:
         fields.append(history)
+    rates = learned_rates(stats)
+    if rates is not None:
+        fields.append(rates)
     return "Progress: " + ", ".join(fields)
+
+
+def learned_rates(stats: Mapping[str, Any]) -> str | None:
+    """``"rate medium.com=4.2/s"``: the learned rate of each host that has one, or None."""
+    rates = [
+        f"{key.removeprefix(LEARNED_RATE_STAT)}={value:g}/s"
+        for key, value in sorted(stats.items())
+        if key.startswith(LEARNED_RATE_STAT) and value
+    ]
+    return "rate " + " ".join(rates) if rates else None
 
 
 class PageRate:

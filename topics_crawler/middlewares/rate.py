@@ -10,8 +10,9 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   ``Retry-After`` — to ``RATE_DECREASE`` × the lower of the current rate and the rate
   of successful responses over the last ``RATE_WINDOW`` seconds (under a limit, the
   successes arrive at the rate the server allows). Once per round trip: responses to
-  requests sent before the last decrease do not decrease again. A 5xx or a timeout is
-  a milder hint (``RATE_ERROR_DECREASE``).
+  requests sent before the last decrease do not decrease again. A 5xx or a timeout
+  says nothing about the rate (a flaky page, a slow one): it leaves the rate alone and
+  is paced by its retry's own backoff (below).
 * **pause the slot** until a ``Retry-After`` (capped by ``RETRY_AFTER_MAX``) has passed:
   the server said when to come back, for every request to the host. The retried
   request itself goes back to the scheduler at once (the retry middlewares return it)
@@ -21,14 +22,20 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   (its ``lastseen`` is moved forward), so nothing sleeps in a middleware and a
   waiting retry holds no concurrency slot while it is in the scheduler.
 * **speed up gradually** while responses succeed: ``RATE_INCREASE`` per second of
-  success (a fraction of the rate, so the probe takes the same time at any rate).
+  success (a fraction of the rate, so the probe takes the same time at any rate), and
+  only while requests wait in the slot's queue (the rate is what holds the crawl back).
+  The first slow-down starts from a guess (the rate answers were arriving at, which a
+  crawl still starting up keeps low; at least ``RATE_FIRST_GUESS``, 1/s), so until the
+  second one the rate grows by ``RATE_FAST_INCREASE`` per second instead.
 * **never past the ceiling**: ``RATE_CEILINGS`` per host (a host matches itself and
   its subdomains; ``medium.com``: 5 requests/s by default), else ``RATE_CEILING``
   (0: none). Until a slot is first rate-limited it runs at its ceiling (or, without
   one, as fast as the concurrency settings allow).
 
 Stats: ``rate/throttled`` (rate-limit responses), ``rate/decreased``,
-``rate/paused_ms``, ``rate/learned/<slot>`` (requests/s, the progress line shows it),
+``rate/paused_ms``, ``rate/learned/<slot>`` (the requests/s in force: the ceiling until
+the first limit, then what was learned; absent while a slot has no limit; the progress
+line shows it),
 ``rate/ceiling/<slot>``.
 """
 
@@ -44,7 +51,6 @@ from typing import TYPE_CHECKING, Any, Self
 from scrapy import Request, Spider, signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
-from scrapy.utils.misc import load_object
 
 from topics_crawler.middlewares.retry_after import (
     RETRY_NOT_BEFORE_META,
@@ -61,8 +67,6 @@ logger = logging.getLogger(__name__)
 
 #: Stats key prefix of the learned rate per slot (requests per second).
 LEARNED_RATE_STAT = "rate/learned/"
-#: Statuses that hint at an overloaded server (a milder slow-down than a rate limit).
-OVERLOAD_STATUSES = frozenset({500, 502, 503, 504, 522, 524})
 
 
 @dataclass(frozen=True)
@@ -72,9 +76,10 @@ class RatePolicy:
     ceilings: Mapping[str, float] = field(default_factory=lambda: {"medium.com": 5.0})
     default_ceiling: float = 0.0
     decrease: float = 0.85
-    error_decrease: float = 0.95
     increase: float = 0.01
+    fast_increase: float = 0.1
     minimum: float = 0.05
+    first_guess: float = 1.0
     window: float = 5.0
     max_pause: float = 300.0
 
@@ -88,9 +93,10 @@ class RatePolicy:
             },
             default_ceiling=settings.getfloat("RATE_CEILING", default.default_ceiling),
             decrease=settings.getfloat("RATE_DECREASE", default.decrease),
-            error_decrease=settings.getfloat("RATE_ERROR_DECREASE", default.error_decrease),
             increase=settings.getfloat("RATE_INCREASE", default.increase),
+            fast_increase=settings.getfloat("RATE_FAST_INCREASE", default.fast_increase),
             minimum=settings.getfloat("RATE_MIN", default.minimum),
+            first_guess=settings.getfloat("RATE_FIRST_GUESS", default.first_guess),
             window=settings.getfloat("RATE_WINDOW", default.window),
             max_pause=settings.getfloat("RETRY_AFTER_MAX", default.max_pause),
         )
@@ -115,6 +121,8 @@ class SlotRate:
         #: Learned rate; None until the first rate limit (then the ceiling, or no limit).
         self.rate: float | None = None
         self.last_decrease = float("-inf")
+        #: Slow-downs so far: until the second, the first guess is probed quickly.
+        self.decreases = 0
         self.last_success: float | None = None
         self.pause_until = float("-inf")
         self.successes: deque[float] = deque()
@@ -133,15 +141,18 @@ class SlotRate:
         rate = self.current
         return 1.0 / rate if rate else 0.0
 
-    def succeeded(self, now: float) -> None:
-        """A response that was served: count it, speed up a little."""
+    def succeeded(self, now: float, *, binding: bool = True) -> None:
+        """A response that was served: count it, speed up a little — only while the rate
+        is what holds the crawl back (``binding``: requests wait in the slot's queue), so
+        a rate the crawl does not use never grows past what the server was shown to take."""
         self._seen(now)
         self.successes.append(now)
         while self.successes and self.successes[0] < now - self.policy.window:
             self.successes.popleft()
-        if self.rate is not None:
+        if self.rate is not None and binding:
             elapsed = min(1.0, now - self.last_success) if self.last_success is not None else 0.0
-            self.rate *= 1.0 + self.policy.increase * max(0.0, elapsed)
+            step = self.policy.increase if self.decreases >= 2 else self.policy.fast_increase
+            self.rate *= 1.0 + step * max(0.0, elapsed)
             if self.ceiling is not None:
                 self.rate = min(self.rate, self.ceiling)
         self.last_success = now
@@ -154,11 +165,6 @@ class SlotRate:
             self.pause_until = max(self.pause_until, now + min(retry_after, self.policy.max_pause))
         return self._decrease(now, sent_at, self.policy.decrease)
 
-    def overloaded(self, now: float, sent_at: float) -> bool:
-        """A 5xx or a timeout: a milder slow-down, also once per round trip."""
-        self._seen(now)
-        return self._decrease(now, sent_at, self.policy.error_decrease)
-
     def served_rate(self, now: float) -> float | None:
         """Successful responses per second over the window (None before any). The span is
         at least a second: a burst the server allowed at the start is not its rate."""
@@ -170,10 +176,17 @@ class SlotRate:
     def _decrease(self, now: float, sent_at: float, factor: float) -> bool:
         if sent_at < self.last_decrease:
             return False  # sent before the last slow-down: already accounted for
-        basis = [r for r in (self.current, self.served_rate(now)) if r]
-        start = min(basis) if basis else self.policy.minimum / factor
+        current, served = self.current, self.served_rate(now)
+        if current is None:
+            # The first limit of an unlimited slot: what was served is a guess (low while
+            # the crawl had little to ask), never below ``first_guess``; a server that
+            # allows less says so again.
+            start = max(served or 0.0, self.policy.first_guess)
+        else:
+            start = min(current, served) if served else current
         self.rate = max(self.policy.minimum, start * factor)
         self.last_decrease = now
+        self.decreases += 1
         return True
 
     def _seen(self, now: float) -> None:
@@ -183,19 +196,13 @@ class SlotRate:
 
 class AdaptiveRateMiddleware:
     """Downloader middleware (see the module docstring): reads every response from the
-    ``response_downloaded`` signal, download errors in ``process_exception`` (it sits
-    closer to the downloader than the retry middleware) and not-before times in
-    ``process_request``."""
+    ``response_downloaded`` signal and not-before times in ``process_request``."""
 
     def __init__(self, crawler: Crawler, policy: RatePolicy) -> None:
         self.crawler = crawler
         self.policy = policy
         self.slots: dict[str, SlotRate] = {}
         self.clock: Callable[[], float] = time.monotonic
-        self.exceptions = tuple(
-            load_object(name) if isinstance(name, str) else name
-            for name in crawler.settings.getlist("RETRY_EXCEPTIONS")
-        )
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -256,23 +263,8 @@ class AdaptiveRateMiddleware:
                     "Rate limited on %s (status %d): now %.2f requests/s",
                     key, response.status, rate.current or 0.0,
                 )  # fmt: skip
-        elif response.status in OVERLOAD_STATUSES:
-            if rate.overloaded(now, self._sent_at(request, now)):
-                self._count("rate/decreased")
-        else:
-            rate.succeeded(now)
-        self._apply(key, slot, rate, now)
-
-    def process_exception(self, request: Request, exception: Exception) -> None:
-        if not isinstance(exception, self.exceptions):
-            return
-        found = self._slot(request)
-        if found is None:
-            return
-        key, slot, rate = found
-        now = self.clock()
-        if rate.overloaded(now, self._sent_at(request, now)):
-            self._count("rate/decreased")
+        elif response.status < 400:
+            rate.succeeded(now, binding=bool(slot.queue))
         self._apply(key, slot, rate, now)
 
     # --- helpers ------------------------------------------------------------------
@@ -289,10 +281,9 @@ class AdaptiveRateMiddleware:
                 slot.lastseen = resume_at
             if not slot.delay:
                 slot.delay = 1e-3  # a zero delay skips the slot's pacing (and the pause)
-        stats = self.crawler.stats
-        if stats is not None:
-            current = rate.current
-            stats.set_value(LEARNED_RATE_STAT + key, round(current, 2) if current else None)
+        stats, current = self.crawler.stats, rate.current
+        if stats is not None and current is not None:
+            stats.set_value(LEARNED_RATE_STAT + key, round(current, 2))
 
     def _slot(self, request: Request) -> tuple[str, Slot, SlotRate] | None:
         engine: Any = self.crawler.engine

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import lxml.html
+from lxml import etree
 
 from topics_crawler.items import Story
 from topics_crawler.layers import pick_paired
@@ -38,8 +39,7 @@ HTML_FIRST = ("title", "subtitle", "author_name", "publication_name", "image_url
 #: One location path, not a union: libxml2 merges union results in time quadratic in their size.
 _CARD_XPATH = "descendant-or-self::*[self::article or (self::div and @role='link' and @data-href)]"
 _HREFS_XPATH = "descendant-or-self::*[@data-href or self::a[@href]]"
-_HEADINGS = "self::h1 or self::h2 or self::h3 or self::h4"
-_LOOSE_TEXT_XPATH = f".//text()[not(ancestor::*[{_HEADINGS}])]"
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4"})
 _DATE_TEXT_RE = re.compile(
     r"^(?:(?:\d+|an?|one)\s*[a-z]+\s+ago|just now|yesterday|"
     r"[A-Z][a-z]{2,8}\.? \d{1,2}(?:, \d{4})?)$",
@@ -110,11 +110,11 @@ def parse_cards(
         links = PageLinks(doc.url, unique([*domains, *sorted(doc.medium_domains)]))
     cards = []
     for element, story_link in _card_elements(scope, links):
-        html_layer = _html_fields(element, story_link, doc, links)
+        html_layer, hrefs = _html_fields(element, story_link, doc, links)
         post = state.entity("Post", story_link.key) if state is not None else None
         state_layer = story_layer(listing_story(post, doc.scraped_at)) if post else {}
         story = Story(**combine_layers(html_layer, state_layer), scraped_at=doc.scraped_at)
-        card_links = unique_links(links(href) for href in element_hrefs(element))
+        card_links = unique_links(links(href) for href in hrefs)
         cards.append(Card(story=story, links=card_links, element=element))
     return cards
 
@@ -180,51 +180,88 @@ def _adopt_story_host(element: lxml.html.HtmlElement, links: PageLinks) -> bool:
     return False
 
 
-def _anchors_of_kind(
-    element: lxml.html.HtmlElement, kind: str, links: PageLinks
-) -> list[tuple[lxml.html.HtmlElement, MediumLink]]:
-    out = []
-    for anchor in element.iter("a"):
-        link = links(anchor.get("href"))
-        if link is not None and link.kind == kind:
-            out.append((anchor, link))
-    return out
+class _CardScan:
+    """One walk over a card's subtree: its links (hrefs, anchors by kind), the headings of
+    the story's own links, the loose text outside headings, ARIA labels and images."""
+
+    def __init__(self, element: lxml.html.HtmlElement, story_key: str, links: PageLinks) -> None:
+        self.hrefs: list[str] = []
+        self.anchors: list[tuple[lxml.html.HtmlElement, MediumLink]] = []
+        self.headings: list[str] = []
+        self.loose: list[str] = []
+        self.labels: list[str] = []
+        self.images: list[tuple[lxml.html.HtmlElement, MediumLink | None]] = []
+        open_anchors: list[MediumLink | None] = []
+        in_heading = 0
+        for event, node in etree.iterwalk(element, events=("start", "end")):
+            tag = node.tag
+            if not isinstance(tag, str):  # a comment: only its tail is page text
+                if event == "end" and not in_heading:
+                    self._text(node.tail)
+                continue
+            if event == "end":
+                if tag in _HEADING_TAGS:
+                    in_heading -= 1
+                elif tag == "a":
+                    open_anchors.pop()
+                if node is not element and not in_heading:
+                    self._text(node.tail)
+                continue
+            data_href = node.get("data-href")
+            if data_href:
+                self.hrefs.append(data_href)
+            if node is not element and node.get("aria-label") is not None:
+                self.labels.append(node.get("aria-label"))
+            if tag == "a":
+                href = node.get("href")
+                link = links(href) if href else None
+                if href:
+                    self.hrefs.append(href)
+                if link is not None:
+                    self.anchors.append((node, link))
+                open_anchors.append(link)
+            elif tag in _HEADING_TAGS:
+                in_heading += 1
+                inside = next((ln for ln in reversed(open_anchors) if ln is not None), None)
+                own = inside is not None and inside.kind == "story" and inside.key == story_key
+                if in_heading == 1 and own:
+                    self.headings.append(clean_text(node.text_content()) or "")
+            elif tag == "img" and node.get("src"):
+                self.images.append((node, open_anchors[-1] if open_anchors else None))
+            if not in_heading:
+                self._text(node.text)
+
+    def _text(self, text: str | None) -> None:
+        cleaned = clean_text(text) if text else None
+        if cleaned:
+            self.loose.append(cleaned)
+
+    def of_kind(self, kind: str) -> list[tuple[lxml.html.HtmlElement, MediumLink]]:
+        return [(anchor, link) for anchor, link in self.anchors if link.kind == kind]
 
 
 def _html_fields(
     element: lxml.html.HtmlElement, story_link: MediumLink, doc: Document, links: PageLinks
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], list[str]]:
+    """The card's fields as the reader sees them, and its hrefs in page order."""
+    scan = _CardScan(element, story_link.key, links)
     fields: dict[str, Any] = {"story_id": story_link.key, "url": story_link.url}
-    fields.update(_title_fields(element, story_link, links))
-    fields.update(_author_fields(element, links))
-    fields.update(_publication_fields(element, links))
-    loose = [t for t in (clean_text(s) for s in element.xpath(_LOOSE_TEXT_XPATH)) if t]
-    date_text = next((t for t in loose if _DATE_TEXT_RE.match(t)), None)
+    titles = unique([text for text in scan.headings if text])
+    fields["title"] = titles[0] if titles else None
+    fields["subtitle"] = titles[1] if len(titles) > 1 else None
+    fields.update(_author_fields(scan.of_kind("author")))
+    fields.update(_publication_fields(scan.of_kind("publication")))
+    date_text = next((t for t in scan.loose if _DATE_TEXT_RE.match(t)), None)
     if date_text:
         fields["published_at"], fields["published_at_raw"] = parse_timestamp(date_text, doc.now)
-    fields.update(_count_fields(loose))
-    fields["is_member_only"] = _has_member_only_badge(element)
-    fields["image_url"] = _preview_image(element, links)
-    return fields
+    fields.update(_count_fields(scan.loose))
+    labels = (label.strip().lower() for label in scan.labels)
+    fields["is_member_only"] = any(label == MEMBER_ONLY_LABEL for label in labels)
+    fields["image_url"] = _preview_image(scan.images)
+    return fields, scan.hrefs
 
 
-def _title_fields(
-    element: lxml.html.HtmlElement, story_link: MediumLink, links: PageLinks
-) -> dict[str, Any]:
-    texts: list[str] = []
-    for anchor, link in _anchors_of_kind(element, "story", links):
-        if link.key != story_link.key:
-            continue
-        for heading in anchor.xpath(f".//*[{_HEADINGS}]"):
-            text = clean_text(heading.text_content())
-            if text:
-                texts.append(text)
-    texts = unique(texts)
-    return {"title": texts[0] if texts else None, "subtitle": texts[1] if len(texts) > 1 else None}
-
-
-def _author_fields(element: lxml.html.HtmlElement, links: PageLinks) -> dict[str, Any]:
-    anchors = _anchors_of_kind(element, "author", links)
+def _author_fields(anchors: list[tuple[lxml.html.HtmlElement, MediumLink]]) -> dict[str, Any]:
     if not anchors:
         return {}
     username = anchors[0][1].url.rsplit("/@", 1)[-1]
@@ -232,8 +269,9 @@ def _author_fields(element: lxml.html.HtmlElement, links: PageLinks) -> dict[str
     return {"author_username": username, "author_name": next((n for n in names if n), None)}
 
 
-def _publication_fields(element: lxml.html.HtmlElement, links: PageLinks) -> dict[str, Any]:
-    anchors = _anchors_of_kind(element, "publication", links)
+def _publication_fields(
+    anchors: list[tuple[lxml.html.HtmlElement, MediumLink]],
+) -> dict[str, Any]:
     if not anchors:
         return {}
     link = anchors[0][1]
@@ -267,17 +305,10 @@ def _count_fields(loose_texts: list[str]) -> dict[str, Any]:
     return fields
 
 
-def _has_member_only_badge(element: lxml.html.HtmlElement) -> bool:
-    labels = element.xpath(".//*[@aria-label]/@aria-label")
-    return any(str(label).strip().lower() == MEMBER_ONLY_LABEL for label in labels)
-
-
-def _preview_image(element: lxml.html.HtmlElement, links: PageLinks) -> str | None:
+def _preview_image(images: list[tuple[lxml.html.HtmlElement, MediumLink | None]]) -> str | None:
     """Largest image of the card that is not an author or publication avatar."""
     best: tuple[int, str] | None = None
-    for image in element.xpath(".//img[@src]"):
-        anchor = next(image.iterancestors("a"), None)
-        link = links(anchor.get("href")) if anchor is not None else None
+    for image, link in images:
         if link is not None and link.kind in ("author", "publication"):
             continue
         width = int(image.get("width")) if (image.get("width") or "").isdigit() else 0

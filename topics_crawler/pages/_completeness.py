@@ -47,7 +47,7 @@ def _tag_missing(result: PageResult, wanted_stories: int | None) -> str | None:
     page = next((i for i in result.items if isinstance(i, TagPage)), None)
     if page is None or not page.sections:
         return "tag_sections"
-    if not page.who_to_follow:
+    if not page.who_to_follow and not page.top_writers:  # 2022 pages list writers in state
         return "who_to_follow"
     listed = len(result.links_of("story"))
     more_exist = page.story_count is None or page.story_count > listed

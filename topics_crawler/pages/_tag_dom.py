@@ -43,7 +43,11 @@ CLUSTER_PARENT_KEYS = frozenset({"recommended_reads"})
 #: Markers (``data-testid`` / ``aria-label`` values, lowercased) and what they stand for.
 _MARKERS = {"breadcrumb": "breadcrumb", "subtopic": "subtopics", "related-tag": "related"}
 _HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_COUNT_LINE_RE = re.compile(r"(?P<count>\d[\d.,]*\s*[KMB]?)\s+(?P<what>followers?|stories)\b", re.I)
+_COUNT_LINE_RE = re.compile(
+    r"(?<![\d.,])(?P<count>\d[\d.,]{0,15}\s?[KMB]?)\s{1,3}(?P<what>followers?|stories)\b", re.I
+)
+#: A counts line is short; longer text (a script the markup lost, a bio) is not one.
+MAX_COUNT_TEXT = 200
 _COUNT_FIELDS = {"follower": "followers", "followers": "followers", "stories": "story_count"}
 
 
@@ -192,8 +196,13 @@ class _Walk:
             self.open_blocks[-1].links.append(pair)
 
     def _text(self, text: str | None) -> None:
-        """Counts under the title ("1.9K followers · 2.4K stories"), outside cards."""
-        if not text or self.in_heading is not None or not any(c.isdigit() for c in text):
+        """Counts by the title ("1.9K followers · 2.4K stories"): outside cards, before the
+        first section (a "Who to follow" entry's "12K followers" is someone else's)."""
+        if not text or len(text) > MAX_COUNT_TEXT or self.in_heading is not None:
+            return
+        if not any(c.isdigit() for c in text):
+            return
+        if self.open_blocks and self.open_blocks[-1].level > 1:
             return
         for match in _COUNT_LINE_RE.finditer(text):
             name = _COUNT_FIELDS[match.group("what").lower()]

@@ -43,6 +43,8 @@ class TagState:
     """The tag as the state describes it: item fields, sections and the posts listed."""
 
     slug: str | None
+    is_topic: bool = False
+    """The state describes a 2019 ``Topic`` (its page is ``/topic/<slug>``)."""
     fields: dict[str, Any] = field(default_factory=dict)
     sections: dict[str, list[str]] = field(default_factory=dict)
     posts: dict[str, Node] = field(default_factory=dict)
@@ -56,7 +58,7 @@ def read_tag_state(state: State | None, slug: str | None) -> TagState | None:
     root = state.root
     entity = _tag_entity(state, root, slug)
     slug = slug or (entity_slug(entity) if entity is not None else None)
-    found = TagState(slug)
+    found = TagState(slug, is_topic=entity is not None and entity.typename == "Topic")
     if entity is not None:
         read_tag_entity(entity, found)
     _read_root_calls(root, found)

@@ -29,6 +29,7 @@ from topics_crawler.urls import (
     author_url,
     canonical_url,
     classify_url,
+    is_medium_domain,
     post_id_from_url,
     publication_url,
     split_url,
@@ -93,15 +94,22 @@ def parse_feed(doc: Document) -> PageResult:
             continue
         items.append(story)
     result.items = items
-    result.links = unique_links(_story_link(item) for item in items if isinstance(item, Story))
+    feed_host = (urlsplit(doc.url).hostname or "").lower()
+    result.links = unique_links(
+        _story_link(item, feed_host) for item in items if isinstance(item, Story)
+    )
     return result
 
 
-def _story_link(story: Story) -> MediumLink | None:
-    """Link to a feed story; its host is Medium's even when it is a custom domain."""
+def _story_link(story: Story, feed_host: str) -> MediumLink | None:
+    """Link to a feed story. A feed Medium serves lists a publication's stories under the
+    publication's own domain: that domain counts as Medium's. A feed served from a custom
+    domain vouches for that domain only."""
     if not story.url:
         return None
-    return classify_url(story.url, custom_domains=[urlsplit(story.url).netloc])
+    story_host = urlsplit(story.url).netloc
+    vouched = is_medium_domain(feed_host) or (urlsplit(story.url).hostname or "") == feed_host
+    return classify_url(story.url, custom_domains=[story_host] if vouched else [])
 
 
 def _channel(doc: Document) -> etree._Element | None:

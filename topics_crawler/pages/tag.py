@@ -61,6 +61,8 @@ _BOILERPLATE_RE = re.compile(
     re.DOTALL,
 )
 _RELATED_SPLIT_RE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+#: Longest title / description the patterns look at (their lazy groups backtrack).
+MAX_META_TEXT = 1_000
 _TOPIC_PATH_RE = re.compile(r"^/topics?/(?P<slug>[a-z0-9][a-z0-9\-_]*)", re.I)
 _COLLECTIONS = ("Collection", "Publication")
 
@@ -93,7 +95,7 @@ def parse_tag(doc: Document) -> PageResult:
     page = TagPage(
         **{k: v for k, v in fields.items() if k not in ("tag", "url")},
         tag=slug,
-        url=_page_url(slug, is_topic),
+        url=_page_url(slug, is_topic or bool(tag_state and tag_state.is_topic)),
         subtopics=subtopics,
         sections=sections,
         who_to_follow=who,
@@ -187,12 +189,12 @@ def _meta_fields(doc: Document) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     titles = [*(str(t) for t in doc.xpath("//title/text()")), doc.meta.get("og:title", "")]
     for title in titles:
-        match = _TITLE_RE.match(clean_text(title) or "")
+        match = _TITLE_RE.match(clean_text(title[:MAX_META_TEXT]) or "")
         if match:
             fields["name"] = clean_text(match.group("name"))
             break
     text = clean_text(doc.meta.get("description") or doc.meta.get("og:description"))
-    if not text:
+    if not text or len(text) > MAX_META_TEXT:  # Medium's boilerplate is a sentence or two
         return fields
     boilerplate = _BOILERPLATE_RE.match(text)
     if boilerplate:

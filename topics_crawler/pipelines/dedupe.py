@@ -2,7 +2,7 @@
 
 Keys: ``story_id``; ``author_id`` or ``username``; ``publication_id`` or ``slug``;
 ``tag`` (an author seen once by id and once by username is one entity when some
-arrival carries both). Merge rules: :mod:`._merge`.
+arrival carries both). Merge rules: :mod:`topics_crawler.merge`.
 
 Streaming contract, within one run:
 
@@ -18,13 +18,13 @@ emitted the entity, in which case the in-run rules above apply, so the last
 emitted record always holds everything this run saw. ``DEDUPE_EMIT_ALL`` turns
 the cross-run check off (everything is emitted; the state is still updated).
 
-Memory: the merged records of the current run are held in memory (one per
-entity), since a card and its page must meet; the cross-run state is on disk.
+Memory: the merged records of the current run (one per entity, since a card and its
+page must meet) are kept on disk in a scratch SQLite file (:mod:`._entity_store`), so
+memory does not grow with the crawl; the cross-run state is on disk too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from scrapy.crawler import Crawler
@@ -40,27 +40,11 @@ from topics_crawler.items import (
     item_from_dict,
     record_of,
 )
-from topics_crawler.pipelines._merge import (
+from topics_crawler.merge import (
     content_hash,
-    content_of,
     merge_records,
 )
-
-
-@dataclass
-class Entity:
-    """What this run knows of one entity."""
-
-    record: dict[str, Any]
-    """The merged record so far."""
-    keys: set[str] = field(default_factory=set)
-    """Every key the entity is known under."""
-    previous: set[str] = field(default_factory=set)
-    """Content hashes the previous run recorded for those keys."""
-    seen: set[str] = field(default_factory=set)
-    """Content hashes of this run's arrivals."""
-    emitted: bool = False
-    """Whether a record of the entity has passed in this run."""
+from topics_crawler.pipelines._entity_store import Entity, EntityStore
 
 
 class DedupePipeline:
@@ -70,7 +54,7 @@ class DedupePipeline:
         self.stats = stats
         self.state = state
         self.emit_all = emit_all
-        self._entities: dict[str, Entity] = {}
+        self._entities = EntityStore()
         self._unsaved: set[str] = set()
 
     @classmethod
@@ -84,7 +68,8 @@ class DedupePipeline:
 
     def close_spider(self) -> None:
         self.state.close()
-        self.stats.set_value("dedupe/entities", len(set(map(id, self._entities.values()))))
+        self.stats.set_value("dedupe/entities", len(self._entities))
+        self._entities.close()
 
     def process_item(self, item: Any) -> Any:
         record = record_of(item)
@@ -96,22 +81,25 @@ class DedupePipeline:
         if not keys:
             self.stats.inc_value(f"dedupe/no_key/{item_type}")
             return item
-        entity = self._find(keys)
-        if entity is None:
-            return self._first_arrival(item, str(item_type), record, keys)
-        return self._later_arrival(entity, str(item_type), record)
-
-    def _find(self, keys: list[str]) -> Entity | None:
-        for key in keys:
-            if key in self._entities:
-                return self._entities[key]
-        return None
+        found = self._entities.find(keys)
+        if found is None:
+            entity = Entity(record=record)
+            entity_id = self._entities.add(entity)
+            try:
+                return self._first_arrival(item, entity_id, entity, str(item_type), keys)
+            finally:
+                self._entities.save(entity_id, entity)
+        entity_id, entity = found
+        try:
+            return self._later_arrival(entity_id, entity, str(item_type), record)
+        finally:
+            self._entities.save(entity_id, entity)
 
     def _first_arrival(
-        self, item: Any, item_type: str, record: dict[str, Any], keys: list[str]
+        self, item: Any, entity_id: int, entity: Entity, item_type: str, keys: list[str]
     ) -> Any:
-        entity = Entity(record=record)
-        self._register(entity, keys)
+        record = entity.record
+        self._register(entity_id, entity, keys)
         arrival = self._remember(entity, record)
         if arrival in entity.previous and not self.emit_all:
             raise self._drop("unchanged", item_type, record)
@@ -119,12 +107,14 @@ class DedupePipeline:
         self.stats.inc_value(f"dedupe/new/{item_type}")
         return item if isinstance(item, ITEM_TYPES) else _as_item(record, item)
 
-    def _later_arrival(self, entity: Entity, item_type: str, record: dict[str, Any]) -> Any:
+    def _later_arrival(
+        self, entity_id: int, entity: Entity, item_type: str, record: dict[str, Any]
+    ) -> Any:
         merged = merge_records(item_type, entity.record, record)
-        changed = content_of(merged) != content_of(entity.record)
+        changed = content_hash(merged) != content_hash(entity.record)
         if changed:
             entity.record = merged
-            self._register(entity, entity_keys(item_type, merged))
+            self._register(entity_id, entity, entity_keys(item_type, merged))
         arrival = self._remember(entity, record)
         if not entity.emitted and arrival in entity.previous and not self.emit_all:
             raise self._drop("unchanged", item_type, record)
@@ -134,13 +124,13 @@ class DedupePipeline:
         self.stats.inc_value(f"dedupe/merged/{item_type}")
         return _as_item(entity.record, record)
 
-    def _register(self, entity: Entity, keys: list[str]) -> None:
+    def _register(self, entity_id: int, entity: Entity, keys: list[str]) -> None:
         """Index the entity under new keys, loading what the previous run stored for them."""
         for key in keys:
             if key not in entity.keys:
                 entity.keys.add(key)
                 entity.previous |= self.state.get(key)
-                self._entities[key] = entity
+                self._entities.index(entity_id, key)
                 self._unsaved.add(key)
 
     def _remember(self, entity: Entity, record: dict[str, Any]) -> str:

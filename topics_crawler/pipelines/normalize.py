@@ -1,6 +1,8 @@
-"""Normalize pipeline: every field of every item into its documented format.
+"""Normalize pipeline: items from elsewhere into their documented format.
 
-Items from any parser (or a dict with the same keys) leave as the matching
+The parsers build items normalized (the normalisers of :mod:`topics_crawler.normalize`
+applied where each value is read); those pass through untouched. A dict with the same
+keys, or another item object, leaves as the matching
 dataclass with canonical URLs, int counts, float minutes, UTC timestamps,
 NFC-trimmed text and tag slugs. The value normalisers live in
 :mod:`topics_crawler.normalize`; this module only applies them per field.
@@ -25,7 +27,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.fields import Kind, kinds, raw_companion
-from topics_crawler.items import ITEM_CLASSES, Item, item_from_dict, record_of
+from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
 from topics_crawler.normalize import (
     clean_text,
     parse_count,
@@ -273,7 +275,12 @@ def known_item_type(item: Any) -> tuple[str | None, dict[str, Any] | None]:
 
 
 class NormalizePipeline:
-    """Applies :func:`normalize_record` to every item; returns dataclass items.
+    """A guard for items from elsewhere: applies :func:`normalize_record` to dicts and
+    other item objects of a known type and returns dataclass items.
+
+    This project's own items are built normalized by the parsers (a test holds every
+    fixture's output to it) and pass through unchanged, as the same object
+    (``normalize/built_normalized/<type>``).
 
     Stats: ``normalize/items/<type>``, ``normalize/unreadable/<type>/<field>``,
     ``normalize/not_an_item`` and ``normalize/unknown_fields/<type>`` (passed on as a
@@ -292,6 +299,9 @@ class NormalizePipeline:
         return cls(crawler.stats)
 
     def process_item(self, item: Any) -> Any:
+        if isinstance(item, ITEM_TYPES):
+            self.stats.inc_value(f"normalize/built_normalized/{item.item_type}")
+            return item
         item_type, record = known_item_type(item)
         if item_type is None or record is None:
             self.stats.inc_value("normalize/not_an_item")

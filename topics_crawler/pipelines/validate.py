@@ -13,7 +13,8 @@ Reasons read ``<field>:<problem>``, e.g. ``story_id:missing``, ``url:not_canonic
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
@@ -167,9 +168,32 @@ CHECKS: dict[Kind, Check] = {
 }
 
 
-def item_type_of(item: Any) -> tuple[str, dict[str, Any] | None, list[str]]:
-    """``(type for stats, plain dict, reasons)``; reasons are set when the type is unusable."""
-    record = record_of(item)
+class FieldView(Mapping[str, Any]):
+    """A read-only mapping over an item dataclass's fields: validation reads the item
+    itself instead of a copy of it."""
+
+    def __init__(self, item: Item) -> None:
+        self.item = item
+        self._names = [f.name for f in fields(item)]
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._names:
+            raise KeyError(name)
+        return getattr(self.item, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+def item_type_of(item: Any) -> tuple[str, Mapping[str, Any] | None, list[str]]:
+    """``(type for stats, the item as a mapping, reasons)``; reasons are set when the type
+    is unusable. The project's items are read in place (:class:`FieldView`)."""
+    record: Mapping[str, Any] | None = (
+        FieldView(item) if isinstance(item, ITEM_TYPES) else record_of(item)
+    )
     if record is None:
         return "unknown", None, ["item:not_an_item"]
     item_type = record.get("item_type")
@@ -180,7 +204,7 @@ def item_type_of(item: Any) -> tuple[str, dict[str, Any] | None, list[str]]:
     return item_type, record, []
 
 
-def validate_record(item_type: str, record: dict[str, Any]) -> list[str]:
+def validate_record(item_type: str, record: Mapping[str, Any]) -> list[str]:
     """Reasons why ``record`` (of a known type) is not a valid item; empty when it is."""
     field_kinds = kinds(item_type)
     reasons = [f"{name}:unknown_field" for name in record if name not in field_kinds]
@@ -200,7 +224,7 @@ def validate_record(item_type: str, record: dict[str, Any]) -> list[str]:
     return reasons
 
 
-def _missing(item_type: str, record: dict[str, Any]) -> list[tuple[str, ...]]:
+def _missing(item_type: str, record: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """Required fields (or groups of alternatives) that are empty."""
     missing = []
     for names in required_groups(item_type):
@@ -209,7 +233,7 @@ def _missing(item_type: str, record: dict[str, Any]) -> list[tuple[str, ...]]:
     return missing
 
 
-def _unreadable(item_type: str, name: str, record: dict[str, Any]) -> list[str]:
+def _unreadable(item_type: str, name: str, record: Mapping[str, Any]) -> list[str]:
     """A None value whose ``*_raw`` companion holds source text: normalisation failed."""
     companion = raw_companion(item_type, name)
     raw = record.get(companion) if companion else None
@@ -247,13 +271,14 @@ class ValidatePipeline:
             reasons = validate_record(item_type, record)
         if not reasons and record is not None:
             self.stats.inc_value(f"validate/valid/{item_type}")
-            return item if isinstance(item, ITEM_TYPES) else item_from_dict(record)
+            return item if isinstance(item, ITEM_TYPES) else item_from_dict(dict(record))
         raise self._reject(item_type, record, reasons, item)
 
     def _reject(
-        self, item_type: str, record: dict[str, Any] | None, reasons: list[str], item: Any
+        self, item_type: str, record: Mapping[str, Any] | None, reasons: list[str], item: Any
     ) -> DropItem:
         url = record.get("url") if record else None
+        record = dict(record) if record is not None else None
         self.stats.inc_value(f"validate/rejected/{item_type}")
         for reason in reasons:
             self.stats.inc_value(f"validate/rejected/{item_type}/{reason}")

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 
 from topics_crawler.dataset import ENTITIES, DatasetError, read_manifest
 from topics_crawler.dataset.manifest import check_schema_version
+from topics_crawler.exporters import records_of
 
 #: Story columns the charts use (the body text is never loaded).
 STORY_COLUMNS = (
@@ -57,7 +58,7 @@ def load_dataset(directory: Path) -> ReportData:
     if not counts["story"]:
         raise ReportInputError(f"{directory}: empty dataset (no stories to report on)")
     stories = pq.read_table(directory / "stories.parquet", columns=list(STORY_COLUMNS))
-    return ReportData(directory, manifest, counts, stories.to_pylist())
+    return ReportData(directory, manifest, counts, records_of(stories))
 
 
 def _row_count(path: Path) -> int:

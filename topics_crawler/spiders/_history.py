@@ -7,6 +7,14 @@ to the current one; no ``since``: all time), each through cursor pages of
 taken or ``HISTORY_MAX_PAGES`` pages were read. Ranges are paged one after
 another, so ``max_stories`` keeps the newest ones.
 
+The paging state of a tag — the ranges left, the cursor, the stories taken, the
+pages read — travels with each listing request (``meta["history_listing"]``, a
+:class:`TagListing`; one listing request per tag is in flight at a time), never in
+a worker's memory: whichever worker of a shared Redis queue handles a listing
+response continues from the state that came with it, so ``max_stories``,
+``HISTORY_MAX_PAGES`` and the time ranges hold across any number of workers (and
+across a JOBDIR resume).
+
 Every response is validated (:func:`~topics_crawler.graphql.read_archive_response`);
 on the first unusable one (GraphQL errors, an unexpected shape, a cursor that
 comes back, an HTTP failure) the tag's paging stops with a logged reason,
@@ -23,7 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -51,8 +59,14 @@ from topics_crawler.pages import PageResult
 HISTORY_FALLBACK = "history_fallback"
 #: Request meta key: the tag slug a listing request pages.
 HISTORY_TAG_META = "history_tag"
-#: Listing requests go before story pages, so paging never waits behind a page's stories.
+#: Request meta key: the tag's paging state (:class:`TagListing`) as of this request.
+HISTORY_STATE_META = "history_listing"
+#: Listing requests go before story pages, so paging never waits behind a page's stories…
 LISTING_PRIORITY = 10
+#: …unless this many listing pages' worth of requests already wait in the scheduler: then
+#: the next listing page waits behind them, so the queue (each request holding its card)
+#: stays a few pages long and memory does not grow with the archive's size.
+QUEUE_AHEAD_PAGES = 4
 
 Callback = Callable[..., Any]
 
@@ -76,7 +90,8 @@ def history_ranges(since: tuple[int, int] | None, today: date) -> list[TimeRange
 
 @dataclass
 class TagListing:
-    """Paging state of one tag: the ranges left, the cursor, what was taken."""
+    """Paging state of one tag: the ranges left, the cursor, what was taken. Carried by
+    each listing request (picklable: the Redis queue and JOBDIR store requests)."""
 
     tag: str
     tag_url: str
@@ -125,24 +140,21 @@ class HistoryPager:
         self.max_stories = max_stories
         self.page_size = max(1, min(page_size, MAX_PAGE_SIZE))
         self.max_pages = max(1, max_pages)
-        self.listings: dict[str, TagListing] = {}
 
     def start(self, tag: str, tag_url: str) -> Request:
         """The first listing request of ``tag``."""
-        listing = TagListing(tag, tag_url, list(self.ranges))
-        self.listings[tag] = listing
-        return self._request(listing)
+        return self._request(TagListing(tag, tag_url, list(self.ranges)))
 
     def read(self, response: Response) -> tuple[PageResult | None, Iterator[Request]]:
         """What one listing response gives: its page as a :class:`PageResult` (None when
         unusable) and the requests that follow (next page, or the fallback)."""
-        listing = self.listings.get(response.meta.get(HISTORY_TAG_META, ""))
-        if listing is None:  # the tag's paging already ended (a stray duplicate response)
+        listing = listing_of(response.meta)
+        if listing is None:  # not a listing request of this pager
             self.stats.inc_value("history/ignored_responses")
             return None, iter(())
         page = read_archive_response(response.body, listing.seen_cursors)
         if isinstance(page, ArchiveFailure):
-            return None, self.fail(listing.tag, page.reason, page.detail)
+            return None, self.fail(listing, page.reason, page.detail)
         nodes = page.nodes[: self._remaining(listing)]
         listing.pages += 1
         listing.taken += len(nodes)
@@ -153,11 +165,9 @@ class HistoryPager:
         result = archive_result(ArchivePage(nodes, page.cursors), response.url, scraped_at)
         return result, self._next(listing, page)
 
-    def fail(self, tag: str, reason: str, detail: str) -> Iterator[Request]:
-        """Stop paging ``tag`` for ``reason`` and hand the tag page to the browser path."""
-        listing = self.listings.pop(tag, None)
-        if listing is None:
-            return
+    def fail(self, listing: TagListing, reason: str, detail: str) -> Iterator[Request]:
+        """Stop paging the tag for ``reason`` and hand the tag page to the browser path."""
+        tag = listing.tag
         self.stats.inc_value(f"history/failed/{reason}")
         self.stats.inc_value("history/fallback")
         self.logger.error(
@@ -189,7 +199,6 @@ class HistoryPager:
         return iter([self._request(listing)])
 
     def _finish(self, listing: TagListing, why: str) -> Iterator[Request]:
-        self.listings.pop(listing.tag, None)
         self.stats.inc_value("history/done")
         self.logger.info(
             "History of tag %s done (%s): %d stories in %d page(s)",
@@ -202,6 +211,17 @@ class HistoryPager:
         if self.max_stories is None:
             return None
         return max(0, self.max_stories - listing.taken)
+
+    def _priority(self) -> int:
+        """:data:`LISTING_PRIORITY`, or below the story pages when enough of them wait
+        (requests waiting = Scrapy's ``scheduler/enqueued`` − ``scheduler/dequeued``)."""
+        waiting = int(self.stats.get_value("scheduler/enqueued", 0)) - int(
+            self.stats.get_value("scheduler/dequeued", 0)
+        )
+        if waiting > QUEUE_AHEAD_PAGES * self.page_size:
+            self.stats.inc_value("history/waited_for_queue")
+            return -LISTING_PRIORITY
+        return LISTING_PRIORITY
 
     def _request(self, listing: TagListing) -> Request:
         self.stats.inc_value("history/requests")
@@ -219,9 +239,21 @@ class HistoryPager:
             headers=REQUEST_HEADERS,
             callback=self.callbacks.listing,
             errback=self.callbacks.listing_error,
-            priority=LISTING_PRIORITY,
-            meta={"entity_kind": "history", HISTORY_TAG_META: listing.tag},
+            priority=self._priority(),
+            meta={
+                "entity_kind": "history",
+                HISTORY_TAG_META: listing.tag,
+                HISTORY_STATE_META: replace(listing, seen_cursors=set(listing.seen_cursors)),
+            },
         )
+
+
+def listing_of(meta: dict[str, Any]) -> TagListing | None:
+    """A copy of the paging state a listing request carries (None: not a listing)."""
+    listing = meta.get(HISTORY_STATE_META)
+    if not isinstance(listing, TagListing):
+        return None
+    return replace(listing, ranges=list(listing.ranges), seen_cursors=set(listing.seen_cursors))
 
 
 def fallback_request(tag_url: str, callback: Callback, errback: Callback) -> Request:

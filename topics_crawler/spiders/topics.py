@@ -26,23 +26,25 @@ from functools import cached_property
 from typing import Any
 
 from scrapy import Request, Spider
+from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.fingerprint import CANONICAL_URL_META
-from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
+from topics_crawler.items import Author, Item, Publication, Story, TagPage
+from topics_crawler.merge import ENTITY_KEY_META, link_identity, merge_items
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (
-    HISTORY_TAG_META,
     HistoryCallbacks,
     HistoryPager,
     history_ranges,
     is_history_fallback,
+    listing_of,
 )
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
@@ -75,7 +77,6 @@ class TopicsSpider(Spider):
             tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
             history=history, since=since, require_tags=False,
         )  # fmt: skip
-        self.requested: set[tuple[str, str]] = set()
         #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
         self.history: HistoryPager | None = None
 
@@ -108,10 +109,8 @@ class TopicsSpider(Spider):
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
         self.history = self.history_pager()
         for slug, url in self.options.tag_urls.items():
-            self.requested.add(("tag", slug))
-            yield Request(
-                url, callback=self.parse_tag, errback=self.on_error, meta={"entity_kind": "tag"}
-            )
+            meta = {"entity_kind": "tag", ENTITY_KEY_META: link_identity("tag", slug)}
+            yield Request(url, callback=self.parse_tag, errback=self.on_error, meta=meta)
             if self.history is not None:
                 yield self.history.start(slug, url)
 
@@ -178,8 +177,9 @@ class TopicsSpider(Spider):
         request = failure.request  # type: ignore[attr-defined]
         response = getattr(failure.value, "response", None)
         reason = f"http_{response.status}" if response is not None else failure_reason(failure)
-        tag = request.meta.get(HISTORY_TAG_META, "")
-        yield from self.history.fail(tag, reason, failure.getErrorMessage())
+        listing = listing_of(request.meta)
+        if listing is not None:
+            yield from self.history.fail(listing, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
         yield from self.parse_entity(response, "story", known, follow=("author", "publication"))
@@ -298,7 +298,7 @@ class TopicsSpider(Spider):
             if known is not None:
                 yield known
             return
-        yield fill_missing(item, known) if known is not None else item
+        yield merge_items(known, item) if known is not None else item
 
     def follow_entities(self, result: PageResult, kinds: tuple[str, ...]) -> Iterator[Any]:
         """Request the pages of ``kinds`` a page links to; yield what it knew when not following."""
@@ -315,11 +315,13 @@ class TopicsSpider(Spider):
                 yield item  # data from the page state without a link to follow
 
     def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Request]:
-        """One request per entity per crawl (aliases of the same story share its id)."""
-        if (link.kind, link.key) in self.requested:
-            return
-        self.requested.add((link.kind, link.key))
+        """A request for the entity's page; its fingerprint is the entity's identity
+        (:mod:`topics_crawler.merge`), so the dupefilter lets one request per entity through
+        (aliases of the same story share its id) and the spider keeps no set of its own."""
         meta: dict[str, Any] = {"entity_kind": link.kind}
+        identity = link_identity(link.kind, link.key)
+        if identity is not None:
+            meta[ENTITY_KEY_META] = identity
         host = link.url.split("/")[2]
         if not is_medium_domain(host):
             meta[MEDIUM_CUSTOM_DOMAIN_META] = True
@@ -346,7 +348,11 @@ def item_key(item: Item) -> tuple[str, str]:
 
 
 def failure_reason(failure: Failure) -> str:
-    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``)."""
+    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``);
+    ``too_large`` for a response Scrapy cancelled past ``DOWNLOAD_MAXSIZE`` (the only reason
+    its HTTP handlers cancel a download)."""
+    if isinstance(failure.value, DownloadCancelledError):
+        return "too_large"
     name = type(failure.value).__name__
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

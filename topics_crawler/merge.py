@@ -1,4 +1,15 @@
-"""Entity keys, content hashes and the "richer value wins" merge of two records of one entity.
+"""One identity and one merge for every record of an entity: spider, dedupe, dataset, fingerprints.
+
+**Identity** (:func:`identity`, :func:`link_identity`): the keys declared with
+``identity=`` on the item fields (:func:`topics_crawler.items.entity_keys`:
+``story:<id>``, ``author:<id>``, ``author:@<username>``, ``publication:/<slug>``…,
+trimmed and lowercased). Two records are one entity when any key matches. The spider
+puts the key of each entity request in its meta (:data:`ENTITY_KEY_META`), and the
+request fingerprint of such a request is that key's
+(:class:`topics_crawler.fingerprint.CanonicalUrlFingerprinter`): one request per
+entity, whatever URL alias a link used, in every dupefilter, journal and seen-set.
+
+Content hashes (:func:`content_hash`) tell the dedupe pipeline what changed.
 
 **Richness of a record** (:func:`richness`): for stories, first whether it carries
 the full body (``text`` set and ``text_is_preview`` not True), then whether it
@@ -26,12 +37,49 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from topics_crawler.fields import Kind, kinds, raw_companion
+from topics_crawler.items import Item, entity_keys, item_to_dict
 from topics_crawler.layers import is_empty
 
 _NOT_DATA = frozenset({"item_type", "scraped_at"})
+#: Request meta key holding the identity key of the entity a request fetches.
+ENTITY_KEY_META = "entity_key"
+#: Link kinds (:class:`topics_crawler.urls.MediumLink`) → the item type they lead to.
+_LINK_ITEM_TYPES = {"story": "story", "author": "author", "publication": "publication"}
+_LINK_ITEM_TYPES["tag"] = "tag_page"
+
+
+def identity(item_type: str, record: Mapping[str, Any]) -> list[str]:
+    """The keys an entity is known under, most specific first (may be empty)."""
+    return entity_keys(item_type, record)
+
+
+def link_identity(kind: str, key: str) -> str | None:
+    """The identity key of the entity a link leads to (its link key: post id, username,
+    publication slug or custom domain, tag slug); None for other links."""
+    item_type = _LINK_ITEM_TYPES.get(kind)
+    if item_type is None or not key:
+        return None
+    field = {"story": "story_id", "author": "username", "tag_page": "tag"}.get(item_type)
+    if field is None:  # a publication link names its custom domain or its slug
+        field = "domain" if "." in key else "slug"
+    keys = entity_keys(item_type, {field: key})
+    return keys[0] if keys else None
+
+
+def merge_items(earlier: Item, later: Item) -> Item:
+    """:func:`merge_records` of two items of one entity, as an item of the same class."""
+    if type(earlier) is not type(later):
+        raise TypeError(f"cannot merge {later.item_type} into {earlier.item_type}")
+    merged = merge_records(later.item_type, item_to_dict(earlier), item_to_dict(later))
+    merged.pop("item_type", None)
+    return replace(later, **merged)
+
+
 _PREVIEW_ELLIPSES = ("…", "...")
 
 
