@@ -55,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", choices=("all", "own", "both"), default="both")
     args = parser.parse_args(argv)
     corpora: list[Corpus] = ["all", "own"] if args.corpus == "both" else [args.corpus]
-    tasks = [(SEED + 100 + n, corpus) for corpus in corpora for n in range(args.seeds)]
+    tasks = [(SEED + 100 + n, corpus) for n in range(args.seeds) for corpus in corpora]
     started = time.perf_counter()
-    print("| corpus | seed | pages | problems | slowest page s | run s | worker peak RSS MiB |")
+    print("| corpus | seed | pages | problems | slowest page CPU s | run s | worker peak RSS MiB |")
     print("|---|---:|---:|---:|---:|---:|---:|", flush=True)
     runs = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:

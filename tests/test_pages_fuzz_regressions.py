@@ -80,3 +80,19 @@ def test_app_link_with_a_broken_ipv6_url() -> None:
         "<p>Text.</p></article></body></html>"
     )
     assert_parsed(parse_page(page.encode(), STORY_URL, kind="story"))
+
+
+def test_follower_label_inside_huge_nested_containers_is_still_found() -> None:
+    """A page of many nested containers around a huge text used to clean every container's
+    whole text (quadratic: a mutated profile took 44 s); containers are skipped by length."""
+    filler = "word " * 50_000
+    page = (
+        '<html><head><meta property="og:type" content="profile">'
+        '<meta property="profile:username" content="ann">'
+        '<meta property="og:title" content="Ann – Medium"></head>'
+        "<body>" + "<div>" * 200 + f"<p>{filler}</p><span>12K followers</span>"
+        + "</div>" * 200 + "</body></html>"
+    )  # fmt: skip
+    result = parse_page(page.encode(), "https://medium.com/@ann", kind="author")
+    author = result.items_of("author")[0]
+    assert getattr(author, "followers", None) == 12_000

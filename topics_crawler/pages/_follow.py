@@ -23,6 +23,9 @@ FOLLOW_TEXT_RE = re.compile(
 FOLLOW_XPATH = "//body//*[self::span or self::a or self::p or self::div or self::button]"
 _SITE_SUFFIX_RE = re.compile(r"\s+[-–—|]\s+Medium$")
 _MAX_LABEL_LENGTH = 40
+#: Longest raw text (indentation included) worth cleaning: an element holding more is a
+#: container, not a label, and cleaning every big container's text is quadratic.
+_MAX_RAW_LENGTH = 1_000
 
 
 def follow_counts(elements: Iterable[lxml.html.HtmlElement]) -> dict[str, Any]:
@@ -30,7 +33,10 @@ def follow_counts(elements: Iterable[lxml.html.HtmlElement]) -> dict[str, Any]:
     text is a follower or following count (``<span>12K followers</span>``)."""
     found: dict[str, Any] = {}
     for element in elements:
-        text = clean_text(element.text_content())
+        raw_text = element.text_content()
+        if len(raw_text) > _MAX_RAW_LENGTH:
+            continue
+        text = clean_text(raw_text)
         if text is None or len(text) > _MAX_LABEL_LENGTH:
             continue
         match = FOLLOW_TEXT_RE.match(text)
