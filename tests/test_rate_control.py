@@ -39,6 +39,10 @@ def test_ceilings_match_the_host_and_its_subdomains() -> None:
     assert POLICY.ceiling_for("notmedium.com") is None
     assert POLICY.ceiling_for("127.0.0.1") is None
     assert RatePolicy(default_ceiling=2.0).ceiling_for("example.org") == 2.0
+    # DOWNLOAD_DELAY still holds: a 0.5 s delay caps every slot at 2 requests/s
+    assert RatePolicy(download_delay=0.5).ceiling_for("127.0.0.1") == 2.0
+    assert RatePolicy(download_delay=0.5).ceiling_for("medium.com") == 2.0
+    assert RatePolicy(download_delay=0.1).ceiling_for("medium.com") == 5.0
 
 
 def test_until_the_first_limit_a_slot_runs_at_its_ceiling_or_unlimited() -> None:

@@ -29,8 +29,9 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   second one the rate grows by ``RATE_FAST_INCREASE`` per second instead.
 * **never past the ceiling**: ``RATE_CEILINGS`` per host (a host matches itself and
   its subdomains; ``medium.com``: 5 requests/s by default), else ``RATE_CEILING``
-  (0: none). Until a slot is first rate-limited it runs at its ceiling (or, without
-  one, as fast as the concurrency settings allow).
+  (0: none); a ``DOWNLOAD_DELAY`` of *d* seconds caps every ceiling at 1/*d*, so the
+  delay a user sets still holds. Until a slot is first rate-limited it runs at its
+  ceiling (or, without one, as fast as the concurrency settings allow).
 
 Stats: ``rate/throttled`` (rate-limit responses), ``rate/decreased``,
 ``rate/paused_ms``, ``rate/learned/<slot>`` (the requests/s in force: the ceiling until
@@ -82,6 +83,8 @@ class RatePolicy:
     first_guess: float = 1.0
     window: float = 5.0
     max_pause: float = 300.0
+    #: ``DOWNLOAD_DELAY``: the least delay between two requests of a slot (0: none).
+    download_delay: float = 0.0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
@@ -99,10 +102,19 @@ class RatePolicy:
             first_guess=settings.getfloat("RATE_FIRST_GUESS", default.first_guess),
             window=settings.getfloat("RATE_WINDOW", default.window),
             max_pause=settings.getfloat("RETRY_AFTER_MAX", default.max_pause),
+            download_delay=settings.getfloat("DOWNLOAD_DELAY", default.download_delay),
         )
 
     def ceiling_for(self, slot_key: str) -> float | None:
-        """The ceiling of a slot (its host or the nearest parent domain listed), None: none."""
+        """The ceiling of a slot (its host or the nearest parent domain listed, capped by
+        ``DOWNLOAD_DELAY``), None: none."""
+        ceiling = self._listed_ceiling(slot_key)
+        if self.download_delay > 0:
+            by_delay = 1.0 / self.download_delay
+            return by_delay if ceiling is None else min(ceiling, by_delay)
+        return ceiling
+
+    def _listed_ceiling(self, slot_key: str) -> float | None:
         host = slot_key.lower()
         while host:
             if host in self.ceilings:
