@@ -16,26 +16,11 @@ import lxml.html
 
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages._document import iter_tags
+from topics_crawler.pages._markdown_state import LEGACY_PARAGRAPH_TYPES
 from topics_crawler.pages.state import Node
 
 Paragraph = tuple[str, str]
 
-#: Legacy (2015–2018) paragraph type ints. 1, 3, 4, 8, 9, 11 and 13 were verified
-#: against the same story's Apollo paragraphs; 2, 6, 7, 10 are judged from the
-#: captured texts (titles, quotes, numbered steps); anything else renders as text.
-LEGACY_TYPES = {
-    1: "P",
-    2: "H2",
-    3: "H3",
-    4: "IMG",
-    6: "BQ",
-    7: "PQ",
-    8: "PRE",
-    9: "ULI",
-    10: "OLI",
-    11: "IFRAME",
-    13: "H4",
-}
 _HEADING_PREFIX = {"H1": "# ", "H2": "## ", "H3": "### ", "H4": "#### "}
 _QUOTES = frozenset({"BQ", "PQ"})
 _SKIPPED = frozenset({"IFRAME"})
@@ -49,7 +34,8 @@ def legacy_paragraphs(body_model: Node | None) -> list[Paragraph]:
     out: list[Paragraph] = []
     for paragraph in body_model.nodes("paragraphs") if body_model is not None else []:
         kind = paragraph.int("type")
-        out.append((LEGACY_TYPES.get(kind, "P") if kind is not None else "P", _text(paragraph)))
+        name = LEGACY_PARAGRAPH_TYPES.get(kind, "P") if kind is not None else "P"
+        out.append((name, _text(paragraph)))
     return out
 
 
