@@ -153,14 +153,22 @@ def host_list(value: Any, settings: BaseSettings) -> str | None:
     return None
 
 
-def count_map(value: Any, settings: BaseSettings) -> str | None:
-    """``{name: whole number >= 0}`` (a dict, or its JSON)."""
+def _json_object(value: Any) -> Mapping[Any, Any] | str:
+    """``value`` as a mapping (a dict, or its JSON text), else the error line."""
     try:
         mapping = json.loads(value) if isinstance(value, str) else value
     except ValueError:
         return f"{value!r} is not a JSON object"
     if not isinstance(mapping, Mapping):
         return f"{value!r} is not a JSON object"
+    return mapping
+
+
+def count_map(value: Any, settings: BaseSettings) -> str | None:
+    """``{name: whole number >= 0}`` (a dict, or its JSON)."""
+    mapping = _json_object(value)
+    if isinstance(mapping, str):
+        return mapping
     for key, count in mapping.items():
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             return f"{key}: {count!r} is not a whole number >= 0"
@@ -190,12 +198,9 @@ def number_map(minimum: float = 0.0, maximum: float | None = None) -> Check:
     """``{name: number within [minimum, maximum]}`` (a dict, or its JSON)."""
 
     def check(value: Any, settings: BaseSettings) -> str | None:
-        try:
-            mapping = json.loads(value) if isinstance(value, str) else value
-        except ValueError:
-            return f"{value!r} is not a JSON object"
-        if not isinstance(mapping, Mapping):
-            return f"{value!r} is not a JSON object"
+        mapping = _json_object(value)
+        if isinstance(mapping, str):
+            return mapping
         within = number(minimum=minimum, maximum=maximum)
         for key, item in mapping.items():
             problem = within(item, settings) if not isinstance(item, bool) else "not a number"
