@@ -13,13 +13,14 @@ distributed crawls is :mod:`topics_crawler.distributed.dedupe_state`.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol, cast
 
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
+
+from topics_crawler.sqlite_files import open_sqlite
 
 STATE_SUBPATH = Path(".state") / "dedupe.sqlite"
 
@@ -71,15 +72,13 @@ class SqliteDedupeState:
         self.path = path
         self.batch_size = batch_size
         self._pending = 0
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY, hashes TEXT NOT NULL)"
-            " WITHOUT ROWID"
+        self._db = open_sqlite(
+            path,
+            [
+                "CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY, hashes TEXT NOT NULL)"
+                " WITHOUT ROWID"
+            ],
         )
-        self._db.commit()
 
     def get(self, key: str) -> frozenset[str]:
         row = self._db.execute("SELECT hashes FROM seen WHERE key = ?", (key,)).fetchone()

@@ -27,6 +27,7 @@ from scrapy.settings import BaseSettings
 from topics_crawler.dedupe_state import STATE_SUBPATH
 from topics_crawler.items import entity_keys
 from topics_crawler.merge import merge_records
+from topics_crawler.sqlite_files import open_sqlite
 
 STAGE_NAME = "stage.sqlite"
 _SCHEMA = (
@@ -52,13 +53,7 @@ class Stage:
     def __init__(self, path: Path, commit_interval: float = 1.0) -> None:
         self.path = path
         self.commit_interval = commit_interval
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        for statement in _SCHEMA:
-            self._db.execute(statement)
-        self._db.commit()
+        self._db = open_sqlite(path, _SCHEMA)
         self._last_commit = time.monotonic()
 
     @classmethod

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
 
 from scrapy.settings import BaseSettings
+
+from topics_crawler.sqlite_files import open_sqlite
 
 JOURNAL_NAME = "journal.sqlite"
 _SCHEMA = (
@@ -64,13 +65,7 @@ class CrawlJournal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        for statement in _SCHEMA:
-            self._db.execute(statement)
-        self._db.commit()
+        self._db = open_sqlite(path, _SCHEMA)
         self.progress = PageProgress()
         self._commit_hooks: list[Callable[[], None]] = []
         self._seq = int(
