@@ -82,19 +82,32 @@ def _from_marker(text: str | None, body: bytes | None, marker: str) -> Located |
     return segment, lambda: len(body[:index].decode("utf-8", errors="replace"))
 
 
+#: What may follow the JSON at a script's end: a statement end, the close of a
+#: ``obvInit(…)`` call, a CDATA section's end (with or without a ``//`` before it).
+_SCRIPT_TAILS = (b";", b")", b"]]>", b"//")
+
+
 def _script_json(body: bytes, marker: str) -> Any:
-    """The JSON between ``marker`` (and its ``=``) and the script's end, read straight from
-    the bytes with orjson (several times faster than :mod:`json`, and no text copy), or
-    None when that is not exactly one JSON value — the caller then takes the slower,
-    more forgiving way, which also gives the error message."""
+    """The JSON between ``marker`` (and its ``=``/``(``) and the script's end, read straight
+    from the bytes with orjson (several times faster than :mod:`json`, and no text copy),
+    or None when that is not exactly one JSON value — the caller then takes the slower,
+    more forgiving way, which also gives the error message. When it is one value, it is
+    the value the slower way decodes first after the marker."""
     index = body.find(marker.encode("ascii"))
     if index < 0:
         return None
     start = index + len(marker)
-    while body[start : start + 1] in (b" ", b"\t", b"\r", b"\n", b"="):
+    while body[start : start + 1] in (b" ", b"\t", b"\r", b"\n", b"=", b"("):
         start += 1
     end = body.find(b"</script", start)
-    candidate = body[start : end if end >= 0 else len(body)].rstrip().removesuffix(b";")
+    candidate = body[start : end if end >= 0 else len(body)].rstrip()
+    trimmed = True
+    while trimmed:
+        trimmed = False
+        for tail in _SCRIPT_TAILS:
+            if candidate.endswith(tail):
+                candidate = candidate[: -len(tail)].rstrip()
+                trimmed = True
     try:
         return orjson.loads(candidate)
     except orjson.JSONDecodeError:  # trailing code, NaN, huge numbers, lone surrogates…
@@ -127,6 +140,10 @@ def find_legacy_state(text: str | None, body: bytes | None = None) -> dict[str, 
     Pages re-serialised by other tools may have the script HTML-escaped.
     ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`).
     """
+    if body is not None:
+        fast = _legacy_fast(body)
+        if fast is not None:
+            return fast
     for candidate, candidate_body in _legacy_texts(text, body):
         for marker in LEGACY_MARKERS:
             located = _from_marker(candidate, candidate_body, marker)
@@ -137,11 +154,29 @@ def find_legacy_state(text: str | None, body: bytes | None = None) -> dict[str, 
                 if found is None:
                     break
                 value, end = found
-                if isinstance(value, dict):
-                    embedded = value.get("embedded") if "GLOBALS" in marker else value
-                    if isinstance(embedded, dict) and embedded:
-                        return embedded
+                payload = _legacy_payload(value, marker)
+                if payload is not None:
+                    return payload
                 index = segment.find(marker, end)
+    return None
+
+
+def _legacy_payload(value: Any, marker: str) -> dict[str, Any] | None:
+    """The payload a decoded legacy value holds (``embedded`` of ``GLOBALS``), or None."""
+    if not isinstance(value, dict):
+        return None
+    embedded = value.get("embedded") if "GLOBALS" in marker else value
+    return embedded if isinstance(embedded, dict) and embedded else None
+
+
+def _legacy_fast(body: bytes) -> dict[str, Any] | None:
+    """:func:`find_legacy_state`'s answer read by orjson from the first legacy marker's
+    script, or None to let the slower way decide (which it then does exactly as before:
+    the fast way answers only when that way would stop at the same value)."""
+    for marker in LEGACY_MARKERS:
+        if marker.encode("ascii") not in body:
+            continue
+        return _legacy_payload(_script_json(body, marker), marker)
     return None
 
 

@@ -200,6 +200,8 @@ class State:
     def resolve(self, value: Any) -> Any:
         """Follow references (both forms, bounded hops) and unwrap Apollo-2 JSON scalars."""
         for _ in range(MAX_REFERENCE_HOPS):
+            if not isinstance(value, dict):  # most values: scalars and lists
+                return value
             key = reference_key(value)
             if key is None:
                 return _unwrap_json(value)
