@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 #: Paragraph types the renderer knows; anything else renders as a paragraph.
 BLOCK_KINDS = frozenset(
@@ -59,7 +59,7 @@ def utf16_markups(text: str, markups: Iterable[Markup]) -> tuple[Markup, ...]:
         start = units(max(markup.start, 0))
         end = units(max(markup.end, 0))
         if start < end:
-            out.append(replace(markup, start=start, end=end))
+            out.append(Markup(markup.kind, start, end, markup.href))
     return tuple(out)
 
 

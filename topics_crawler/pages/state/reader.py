@@ -199,13 +199,16 @@ class State:
 
     def resolve(self, value: Any) -> Any:
         """Follow references (both forms, bounded hops) and unwrap Apollo-2 JSON scalars."""
+        cache = self.cache
         for _ in range(MAX_REFERENCE_HOPS):
             if not isinstance(value, dict):  # most values: scalars and lists
                 return value
-            key = reference_key(value)
-            if key is None:
-                return _unwrap_json(value)
-            target = self.cache.get(key)
+            key = value.get("__ref")  # Apollo-3, the common form (else as reference_key)
+            if not isinstance(key, str):
+                key = reference_key(value)
+                if key is None:
+                    return _unwrap_json(value)
+            target = cache.get(key)
             if target is None and ":" in key:
                 typename, _, entity_id = key.partition(":")
                 target = self._inline.get((typename, entity_id))
@@ -383,8 +386,15 @@ class Node:
 
     def value(self, name: builtins.str) -> Any:
         """The field's value with references followed (any JSON type); None when absent."""
-        key = self.state.first_key(self.raw, name)
-        return None if key is None else self.state.resolve(self.raw[key])
+        raw = self.raw
+        if name in raw:  # the plain field (what first_key answers first), no key split
+            value = raw[name]
+        else:
+            key = self.state.first_key(raw, name)
+            if key is None:
+                return None
+            value = raw[key]
+        return self.state.resolve(value) if isinstance(value, dict) else value
 
     # --- scalars ---------------------------------------------------------------------------
 
@@ -459,7 +469,8 @@ class Node:
         if not isinstance(value, list):
             self._wrong(name, value, "a list")
             return []
-        return [self.state.resolve(item) for item in value]
+        resolve = self.state.resolve
+        return [resolve(item) if isinstance(item, dict) else item for item in value]
 
     def nodes(self, name: builtins.str) -> builtins.list[Node]:
         """A list-of-objects field as nodes (references followed, other elements skipped)."""
@@ -520,8 +531,8 @@ class Node:
 
     def _typed(self, name: builtins.str, expected: type, label: builtins.str) -> Any:
         value = self.value(name)
-        if value is None:
-            return None
+        if value is None or type(value) is expected:
+            return value
         if isinstance(value, expected) and (expected is bool or not isinstance(value, bool)):
             return value
         self._wrong(name, value, label)
