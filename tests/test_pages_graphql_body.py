@@ -13,7 +13,7 @@ from tests.site.content import default_site
 from tests.site.graphql import archive_stories, graphql_response
 from topics_crawler.graphql import TimeRange, tag_archive_body
 from topics_crawler.items import Author, Story, TagPage
-from topics_crawler.pages import parse_page
+from topics_crawler.pages import PageResult, parse_page
 from topics_crawler.pages.graphql_body import section_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,3 +128,52 @@ def test_extract_the_2019_topic_handler_body(real_pages: Path) -> None:
     assert all(s["title"] and s["url"] for s in stories)
     # popularPosts select no creator; every other listing names the author
     assert {s["story_id"] for s in stories if not s["author_id"]} <= set(tag["sections"]["popular"])
+
+
+def tag_page_of(result: PageResult) -> TagPage:
+    page = result.items[0]
+    assert isinstance(page, TagPage), result
+    return page
+
+
+def _writer(user_id: str | None, username: str | None, name: str) -> dict[str, object]:
+    return {"__typename": "User", "id": user_id, "username": username, "name": name}
+
+
+#: A 2019 ``Topic``'s featured writers, one listed twice and one with neither id nor username.
+_WRITERS = [
+    _writer("a1b2c3d4e5f6", "ada", "Ada"),
+    _writer(None, "@grace", "Grace"),
+    _writer("a1b2c3d4e5f6", "ada", "Ada"),
+    _writer(None, None, "Nobody"),
+]
+
+
+def test_a_topics_featured_writers_are_top_writers_in_a_page_and_in_a_graphql_body() -> None:
+    """One meaning, one field: the writers a 2019 ``Topic`` features (``featuredTopicWriters``)
+    are the tag's ``top_writers`` whether the Topic comes in a page's Apollo cache or in a
+    GraphQL body; ``who_to_follow`` is the page's "Who to follow" box, absent from both."""
+    topic = {"__typename": "Topic", "id": "9f8e7d6c5b4a", "slug": "zig", "name": "Zig"}
+    body = {"data": {"topic": {**topic, "featuredTopicWriters": [{"user": w} for w in _WRITERS]}}}
+    from_body = tag_page_of(parse_page(json.dumps(body).encode(), GRAPHQL_URL, kind="graphql"))
+    cache: dict[str, object] = {
+        "ROOT_QUERY": {'topic({"slug":"zig"})': {"__ref": "Topic:9f8e7d6c5b4a"}},
+        "Topic:9f8e7d6c5b4a": {
+            **topic,
+            'featuredTopicWriters({"limit":4})': [
+                {"user": {"__ref": f"User:{w['id']}"} if w["id"] else w} for w in _WRITERS
+            ],
+        },
+        "User:a1b2c3d4e5f6": _WRITERS[0],
+    }
+    page = (
+        '<html><head><meta property="og:site_name" content="Medium"></head><body><h1>Zig</h1>'
+        f"<script>window.__APOLLO_STATE__ = {json.dumps(cache)}</script></body></html>"
+    )
+    from_page = tag_page_of(parse_page(page.encode(), "https://medium.com/topic/zig", kind="tag"))
+    expected = [
+        {"kind": "author", "id": "a1b2c3d4e5f6", "username": "ada", "name": "Ada"},
+        {"kind": "author", "id": None, "username": "grace", "name": "Grace"},
+    ]
+    assert from_body.top_writers == from_page.top_writers == expected
+    assert from_body.who_to_follow == from_page.who_to_follow == []

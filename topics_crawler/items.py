@@ -324,8 +324,8 @@ class TagPage:
     top_writers: list[dict[str, str | None]] = spec(
         Kind.RECORD_LIST,
         "The tag's top writers as the state lists them (2022 ``tagTopWriters``, 2019"
-        ' ``featuredTopicWriters``), page order: ``{"kind": "author", "id", "username",'
-        ' "name"}``.',
+        " ``featuredTopicWriters``), from a page's state or a GraphQL body alike, state"
+        ' order, one per writer: ``{"kind": "author", "id", "username", "name"}``.',
         members=("kind", "id", "username", "name"),
         factory=list,
     )
@@ -343,8 +343,9 @@ class TagPage:
     )
     who_to_follow: list[dict[str, str | None]] = spec(
         Kind.RECORD_LIST,
-        'Suggested accounts in page order: ``{"kind": "author"|"publication", "id": ...,'
-        ' "username"|"slug": ..., "name": ...}``.',
+        "The accounts of the page's \"Who to follow\" box (today's pages, from the DOM), page"
+        ' order: ``{"kind": "author"|"publication", "id": ..., "username"|"slug": ...,'
+        ' "name": ...}``; the writers the state lists for the tag are ``top_writers``.',
         members=("kind", "id", "username", "slug", "name"),
         factory=list,
     )

@@ -99,6 +99,22 @@ def entity_slug(entity: Node) -> str | None:
     return tag_slug(slug)
 
 
+def top_writer_records(writers: list[Node]) -> list[dict[str, str | None]]:
+    """``TagPage.top_writers`` from the writers the state lists for a tag (2019
+    ``featuredTopicWriters``, 2022 ``tagTopWriters``), whichever page or GraphQL body they
+    come from: state order, one record per writer (by id, else username), none without
+    either. What a page's "Who to follow" box shows is ``who_to_follow``, read from the DOM
+    (today's pages: suggested accounts, publications included — not the tag's writers)."""
+    seen: set[str] = set()
+    out = []
+    for record in map(writer_record, writers):
+        key = record.get("id") or record.get("username") or ""
+        if key and key not in seen:
+            seen.add(key)
+            out.append(record)
+    return out
+
+
 def writer_record(user: Node) -> dict[str, str | None]:
     """One top writer: ``{kind, id, username, name}``."""
     username = clean_text(user.str("username"))

@@ -32,7 +32,7 @@ from topics_crawler.pages._tag_state import (
     TagState,
     entity_slug,
     read_tag_entity,
-    writer_record,
+    top_writer_records,
 )
 from topics_crawler.pages.state import Node, State, StateError, parse_json_payload, split_field_key
 from topics_crawler.urls import MediumLink, classify_url, tag_url
@@ -142,7 +142,7 @@ def _tag_page(tag: Node, scraped_at: str) -> tuple[TagPage, list[ListingCursor]]
         url=tag_url(slug) if slug else None,
         **found.fields,
         sections=sections,
-        top_writers=[writer_record(user) for user in found.writers if user.id],
+        top_writers=top_writer_records(found.writers),
         scraped_at=scraped_at,
     )
     return page, cursors

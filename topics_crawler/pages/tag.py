@@ -46,7 +46,7 @@ from topics_crawler.pages._tag_dom import (
     read_outline,
     section_key,
 )
-from topics_crawler.pages._tag_state import TagState, read_tag_state, writer_record
+from topics_crawler.pages._tag_state import TagState, read_tag_state, top_writer_records
 from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain, tag_url
 
@@ -99,7 +99,7 @@ def parse_tag(doc: Document) -> PageResult:
         subtopics=subtopics,
         sections=sections,
         who_to_follow=who,
-        top_writers=_unique_records([writer_record(user) for user in writers]),
+        top_writers=top_writer_records(writers),
         scraped_at=doc.scraped_at,
     )
     if not slug:
@@ -331,17 +331,6 @@ class _Accounts:
             "slug": slug or (None if "." in link.key else link.key),
             "name": name,
         }
-
-
-def _unique_records(records: list[dict[str, str | None]]) -> list[dict[str, str | None]]:
-    seen: set[str] = set()
-    out = []
-    for record in records:
-        key = record.get("id") or record.get("username") or ""
-        if key and key not in seen:
-            seen.add(key)
-            out.append(record)
-    return out
 
 
 def _state_entities(
