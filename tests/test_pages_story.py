@@ -289,3 +289,55 @@ def test_a_crashing_parser_is_caught_by_parse_page(monkeypatch: pytest.MonkeyPat
 def test_odd_inputs_never_raise(body: bytes) -> None:
     result = parse_story(Document(body, URL, scraped_at=NOW))
     assert result.kind == "story"
+
+
+def ld_script(value: Any) -> str:
+    return f'<script type="application/ld+json">{json.dumps(value)}</script>'
+
+
+def test_json_ld_read_one_or_many_through_the_typed_accessors() -> None:
+    article = {
+        "@type": ["WebPage", "NewsArticle"],
+        "headline": "Typed",
+        "author": [{"@type": "Person", "name": "Ada", "identifier": "ada"}],
+        "publisher": {"@type": "Organization", "name": "Zig Weekly"},
+        "keywords": ["Tag:Systems Programming", "Publication:zig-weekly"],
+        "image": [{"@type": "ImageObject", "url": "https://miro.medium.com/x.png"}],
+        "identifier": POST_ID.upper(),
+    }
+    result = parse_page(page(ld_script({"@graph": [article]})).encode(), URL, kind="story")
+    story = result.items[0]
+    assert isinstance(story, Story)
+    assert (story.title, story.author_name, story.author_username) == ("Typed", "Ada", "ada")
+    assert story.publication_name == "Zig Weekly"
+    assert story.tags == ["systems-programming"]
+    assert story.image_url == "https://miro.medium.com/x.png"
+    assert story.story_id == POST_ID
+    assert result.errors == []
+
+
+def test_wrong_typed_json_ld_values_are_noted_gaps_never_exceptions() -> None:
+    article = {
+        "@type": "NewsArticle",
+        "headline": 42,
+        "author": "Ada",
+        "publisher": [7],
+        "keywords": {"Tag": "x"},
+        "image": 3.5,
+        "identifier": ["x"],
+        "datePublished": {"at": 1},
+        "isAccessibleForFree": [False],
+    }
+    crumbs = {"@type": "BreadcrumbList", "itemListElement": {"position": 1, "name": "A"}}
+    html = page(ld_script([article, crumbs, 12, "text"]) + "<title>Fallback</title>")
+    result = parse_page(html.encode(), URL, kind="story", scraped_at=NOW)
+    story = result.items[0]
+    assert isinstance(story, Story)
+    assert (story.title, story.author_name, story.tags, story.image_url) == (None, None, [], None)
+    assert story.is_member_only is None
+    noted = " ".join(result.errors)
+    for field in ("headline", "author", "publisher[]", "keywords", "identifier", "datePublished"):
+        assert f".{field} is " in noted, (field, result.errors)
+    medium = html.replace("<head>", '<head><meta property="og:site_name" content="Medium">')
+    tag = parse_page(medium.encode(), "https://medium.com/tag/zig", kind="tag", scraped_at=NOW)
+    assert "itemListElement is an object, not a list" in " ".join(tag.errors), tag.errors

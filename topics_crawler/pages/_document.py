@@ -22,6 +22,7 @@ from topics_crawler.normalize import format_timestamp
 from topics_crawler.pages._result import FetchAgain
 from topics_crawler.pages._state import ApolloState
 from topics_crawler.pages.state import (
+    Node,
     State,
     StateError,
     find_apollo_state,
@@ -43,6 +44,8 @@ def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.Htm
 #: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree (few per
 #: page; anchors, hundreds, are read as :attr:`Document.hrefs` without element objects).
 INDEXED_TAGS = ("meta", "link", "script")
+#: Where notes on JSON-LD values say they are (``JSON-LD.headline is a number, …``).
+_JSON_LD_KEY = "JSON-LD"
 #: Every anchor's ``href``, document order, as plain strings (no element proxies made).
 _HREFS = etree.XPath("//a/@href", smart_strings=False)
 
@@ -285,9 +288,11 @@ class Document:
         return None
 
     @cached_property
-    def json_ld(self) -> list[dict[str, Any]]:
-        """Every JSON-LD object on the page (``@graph`` members flattened)."""
-        objects: list[dict[str, Any]] = []
+    def json_ld(self) -> list[Node]:
+        """Every JSON-LD object on the page (``@graph`` members flattened), as nodes of one
+        :class:`State` whose notes go to :attr:`errors` (read them with the typed accessors)."""
+        state = State(notes=self.error, source="JSON-LD")
+        objects: list[Node] = []
         for script in self.iter_tags("script"):
             if script.get("type") != "application/ld+json":
                 continue
@@ -301,21 +306,18 @@ class Document:
             except StateError:
                 self.error("broken JSON-LD")
                 continue
-            for obj in value if isinstance(value, list) else [value]:
-                if isinstance(obj, dict):
-                    graph = obj.get("@graph")
-                    if isinstance(graph, list):
-                        objects.extend(o for o in graph if isinstance(o, dict))
-                    else:
-                        objects.append(obj)
+            script_node = Node(state, {"script": value}, _JSON_LD_KEY)
+            for obj in script_node.objects("script"):
+                if isinstance(obj.value("@graph"), list):
+                    objects.extend(obj.nodes("@graph"))
+                else:
+                    objects.append(obj)
         return objects
 
-    def json_ld_of(self, *types: str) -> dict[str, Any] | None:
-        """First JSON-LD object whose ``@type`` is one of ``types``."""
+    def json_ld_of(self, *types: str) -> Node | None:
+        """First JSON-LD object whose ``@type`` (one or a list) is one of ``types``."""
         for obj in self.json_ld:
-            kind = obj.get("@type")
-            kinds = kind if isinstance(kind, list) else [kind]
-            if any(k in types for k in kinds):
+            if any(kind in types for kind in obj.texts("@type")):
                 return obj
         return None
 

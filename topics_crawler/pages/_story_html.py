@@ -27,6 +27,7 @@ from topics_crawler.pages._body import (
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._markdown_dom import dom_blocks
 from topics_crawler.pages.markdown import render_markdown
+from topics_crawler.pages.state import Node
 from topics_crawler.urls import (
     MEDIUM_HOST,
     MEDIUM_ROOT,
@@ -54,28 +55,28 @@ def _false(value: Any) -> bool:
 # --- JSON-LD ---------------------------------------------------------------------------
 
 
-def _ld_person(value: Any) -> dict[str, Any]:
-    if isinstance(value, list):
-        value = value[0] if value else None
-    return value if isinstance(value, dict) else {}
+def _ld_person(article: Node, name: str) -> Node | None:
+    """``author`` / ``publisher``: one object, or the first of a list."""
+    people = article.objects(name)
+    return people[0] if people else None
 
 
-def _ld_title(article: dict[str, Any]) -> str | None:
+def _ld_title(article: Node) -> str | None:
     """``headline``, unless it is the page title with `` - Author - Medium`` appended."""
-    headline = clean_text(article.get("headline") or article.get("name"))
+    headline = clean_text(article.str("headline") or article.str("name"))
     if headline and headline.endswith(_SITE_SUFFIXES):
         return None
     return headline
 
 
-def _ld_tags(article: dict[str, Any]) -> list[str]:
-    """Tags from ``keywords``: plain names (2017) or ``"Tag:Name"`` entries (2020–2021)."""
-    keywords = article.get("keywords")
-    if isinstance(keywords, str):
-        keywords = [k for k in keywords.split(",") if k.strip()]
+def _ld_tags(article: Node) -> list[str]:
+    """Tags from ``keywords``: plain names (2017) or ``"Tag:Name"`` entries (2020–2021),
+    one comma-separated string or a list."""
+    keywords = article.texts("keywords")
+    if len(keywords) == 1 and not isinstance(article.value("keywords"), list):
+        keywords = [k for k in keywords[0].split(",") if k.strip()]
     slugs: list[str | None] = []
-    for keyword in keywords if isinstance(keywords, list) else []:
-        text = str(keyword)
+    for text in keywords:
         prefix, _, rest = text.partition(":")
         if rest and prefix != "Tag":
             continue  # Publication:…, Lite:…, LockedPostSource:… are not tags
@@ -83,38 +84,44 @@ def _ld_tags(article: dict[str, Any]) -> list[str]:
     return unique([slug for slug in slugs if slug])
 
 
-def _ld_publisher(article: dict[str, Any]) -> str | None:
-    name = clean_text(_ld_person(article.get("publisher")).get("name"))
+def _ld_publisher(article: Node) -> str | None:
+    publisher = _ld_person(article, "publisher")
+    name = clean_text(publisher.str("name")) if publisher is not None else None
     return None if name == "Medium" else name
 
 
 def json_ld_layer(doc: Document) -> dict[str, Any]:
-    """Story fields from the ``NewsArticle`` / ``SocialMediaPosting`` JSON-LD object."""
+    """Story fields from the ``NewsArticle`` / ``SocialMediaPosting`` JSON-LD object, read
+    through the state reader's typed accessors (a wrong-typed value is a noted gap)."""
     article = doc.json_ld_of(*ARTICLE_TYPES)
     if article is None:
         return {}
-    author = _ld_person(article.get("author"))
-    identifier = clean_text(article.get("identifier"))
+    author = _ld_person(article, "author")
+    identifier = clean_text(article.str("identifier"))
     return {
         "story_id": identifier.lower() if identifier else None,
         "title": _ld_title(article),
-        "author_name": clean_text(author.get("name")),
-        "author_username": clean_text(author.get("identifier")),
+        "author_name": clean_text(author.str("name")) if author is not None else None,
+        "author_username": clean_text(author.str("identifier")) if author is not None else None,
         "publication_name": _ld_publisher(article),
-        "published_at": parse_timestamp(article.get("datePublished"))[0],
-        "updated_at": parse_timestamp(article.get("dateModified"))[0],
+        "published_at": parse_timestamp(article.scalar("datePublished"))[0],
+        "updated_at": parse_timestamp(article.scalar("dateModified"))[0],
         "tags": _ld_tags(article),
-        "is_member_only": True if _false(article.get("isAccessibleForFree")) else None,
-        "image_url": _ld_image(article.get("image")),
+        "is_member_only": True if _false(article.scalar("isAccessibleForFree")) else None,
+        "image_url": _ld_image(article),
     }
 
 
-def _ld_image(value: Any) -> str | None:
+def _ld_image(article: Node) -> str | None:
+    """``image``: a URL, an ``ImageObject`` with a ``url``, or a list of either (the first)."""
+    value = article.value("image")
     if isinstance(value, list):
-        value = value[0] if value else None
+        first = article.list("image")[:1]
+        value = first[0] if first else None
     if isinstance(value, dict):
-        value = value.get("url")
-    url = clean_text(value)
+        url = clean_text(Node(article.state, value).str("url"))
+    else:
+        url = clean_text(value) if isinstance(value, str) else None
     parts = split_url(url) if url else None
     return url if parts is not None and parts.path not in ("", "/") else None
 

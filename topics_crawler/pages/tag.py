@@ -152,10 +152,7 @@ def _page_url(slug: str | None, is_topic: bool) -> str | None:
 def _json_ld_fields(doc: Document, slug: str | None) -> dict[str, Any]:
     """Name and parent topics from a ``BreadcrumbList`` (the last crumb is the tag)."""
     crumbs = doc.json_ld_of("BreadcrumbList")
-    elements = crumbs.get("itemListElement") if crumbs else None
-    if not isinstance(elements, list):
-        return {}
-    entries = sorted((e for e in elements if isinstance(e, dict)), key=_crumb_position)
+    entries = sorted(crumbs.nodes("itemListElement"), key=_crumb_position) if crumbs else []
     named = [(_crumb_name(e), _crumb_url(e)) for e in entries]
     named = [(name, url) for name, url in named if name]
     if not named:
@@ -167,21 +164,21 @@ def _json_ld_fields(doc: Document, slug: str | None) -> dict[str, Any]:
     return {"name": last_name, "parent_topics": [name for name, _ in named[:-1]]}
 
 
-def _crumb_position(entry: dict[str, Any]) -> int:
-    position = entry.get("position")
-    return position if isinstance(position, int) and not isinstance(position, bool) else 0
+def _crumb_position(entry: Node) -> int:
+    return entry.int("position") or 0
 
 
-def _crumb_name(entry: dict[str, Any]) -> str | None:
-    item = entry.get("item")
-    name = entry.get("name") or (item.get("name") if isinstance(item, dict) else None)
-    return clean_text(name) if isinstance(name, str) else None
+def _crumb_name(entry: Node) -> str | None:
+    """A crumb's ``name``, else its ``item``'s (``item`` is an object or a URL)."""
+    item = entry.node("item") if isinstance(entry.value("item"), dict) else None
+    return clean_text(entry.str("name") or (item.str("name") if item is not None else None))
 
 
-def _crumb_url(entry: dict[str, Any]) -> str | None:
-    item = entry.get("item")
-    url = item.get("@id") or item.get("url") if isinstance(item, dict) else item
-    return url if isinstance(url, str) else None
+def _crumb_url(entry: Node) -> str | None:
+    if not isinstance(entry.value("item"), dict):
+        return entry.str("item")
+    item = entry.node("item")
+    return (item.str("@id") or item.str("url")) if item is not None else None
 
 
 def _meta_fields(doc: Document) -> dict[str, Any]:

@@ -26,6 +26,7 @@ plus a note in the page's errors, never an exception::
     node.node("creator")  node.dig("content", "bodyModel")  # -> Node | None
     node.nodes("tags")  node.list("items")  node.strs("ids")  node.ref("creator")
     node.typename  node.id  node.key  node.has("name")  node.value("raw JSON")
+    node.objects("author")  node.texts("@type")   # one or a list (JSON-LD): -> list
 
 A field name matches the plain field and every call of it, whatever its
 arguments and key form (``f({"json"})``, ``f:{json}``, ``f:(k:v,…)``)::

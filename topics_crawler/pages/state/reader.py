@@ -492,6 +492,23 @@ class Node:
                 self._wrong(f"{name}[]", item, "a string")
         return out
 
+    # --- one or many (JSON-LD gives a value once or as a list) -------------------------------
+
+    def objects(self, name: builtins.str) -> builtins.list[Node]:
+        """An object field or a list of objects, as nodes; other values skipped, noted."""
+        value = self.value(name)
+        if isinstance(value, list):
+            return self.nodes(name)
+        node = self._as_node(name, value)
+        return [node] if node is not None else []
+
+    def texts(self, name: builtins.str) -> builtins.list[builtins.str]:
+        """A string field or a list of strings; other values skipped, noted."""
+        if isinstance(self.value(name), list):
+            return self.strs(name)
+        text = self.str(name)
+        return [text] if text is not None else []
+
     # --- field calls -------------------------------------------------------------------------
 
     def calls(self, name: builtins.str) -> builtins.list[Call]:
