@@ -2,11 +2,12 @@
 
 The endpoint is not documented and no saved response exists, so nothing is
 taken on trust: every level of ``[0].data.tagFromSlug.sortedFeed`` is checked
-for presence and type, every edge must carry a cursor and a ``Post`` node, and
-a cursor the crawl has already seen (a server answering the same page again
-would page forever) is refused. :func:`read_archive_response` never raises:
-it returns an :class:`ArchivePage` or an :class:`ArchiveFailure` whose
-``reason`` is a short stats key and ``detail`` a sentence for the log.
+for presence and type (through the strict reader shared with the responses
+validator, :mod:`topics_crawler.graphql.strict`), every edge must carry a cursor
+and a ``Post`` node, and a cursor the crawl has already seen (a server answering
+the same page again would page forever) is refused. :func:`read_archive_response`
+never raises: it returns an :class:`ArchivePage` or an :class:`ArchiveFailure`
+whose ``reason`` is a short stats key and ``detail`` a sentence for the log.
 """
 
 from __future__ import annotations
@@ -16,8 +17,17 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from topics_crawler.graphql.strict import (
+    ReadFailure,
+    ShapeError,
+    first_result,
+    member,
+    member_list,
+    member_node,
+    wrong_typename,
+)
 from topics_crawler.graphql.tag_archive import FEED_ALIAS
-from topics_crawler.pages._state import StateError, parse_json_payload
+from topics_crawler.pages.state import Node, kind_of
 
 FailureReason = Literal[
     "not_json",
@@ -30,9 +40,9 @@ FailureReason = Literal[
     "repeated_cursor",
     "empty_page",
 ]
+"""The ``reason`` values of an :class:`ArchiveFailure`."""
 #: Node fields without which an edge cannot become a story (name → expected type).
 REQUIRED_NODE_FIELDS: dict[str, type] = {"id": str, "mediumUrl": str}
-_MAX_MESSAGES = 3
 
 
 @dataclass(frozen=True)
@@ -46,17 +56,8 @@ class ArchivePage:
 
 
 @dataclass(frozen=True)
-class ArchiveFailure:
-    """Why a response cannot be used: ``reason`` (stats key) and ``detail`` (log text)."""
-
-    reason: FailureReason
-    detail: str
-
-
-class _ShapeError(Exception):
-    def __init__(self, reason: FailureReason, detail: str) -> None:
-        super().__init__(detail)
-        self.failure = ArchiveFailure(reason, detail)
+class ArchiveFailure(ReadFailure):
+    """Why an archive response cannot be used (``reason``: a :data:`FailureReason`)."""
 
 
 def read_archive_response(
@@ -68,95 +69,59 @@ def read_archive_response(
     listing; any of them coming back is a ``repeated_cursor`` failure.
     """
     try:
-        feed = _feed(_first_result(_decode(body)))
-        page = _page(feed)
+        page = _page(_feed(first_result(body)))
         _check_cursors(page, seen_cursors)
-    except _ShapeError as problem:
-        return problem.failure
+    except ShapeError as problem:
+        return ArchiveFailure(problem.reason, problem.detail)
     return page
 
 
-def _decode(body: bytes | str) -> Any:
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
-    try:
-        return parse_json_payload(text)
-    except StateError as exc:
-        raise _ShapeError("not_json", f"response is not JSON: {exc}") from None
+def _feed(result: Node) -> Node:
+    data = member_node(result, "data", "")
+    if not data.has("tagFromSlug"):
+        raise ShapeError("missing_field", "data.tagFromSlug is missing")
+    if data.value("tagFromSlug") is None:
+        raise ShapeError("tag_not_found", "data.tagFromSlug is null (no such tag)")
+    tag = member_node(data, "tagFromSlug", "data.")
+    return member_node(tag, FEED_ALIAS, "data.tagFromSlug.")
 
 
-def _first_result(batch: Any) -> dict[str, Any]:
-    if isinstance(batch, dict) and "errors" in batch:
-        _raise_for_errors(batch)
-    if not isinstance(batch, list) or not batch:
-        raise _ShapeError("not_a_batch", f"expected a JSON array of results, got {_kind(batch)}")
-    result = batch[0]
-    if not isinstance(result, dict):
-        raise _ShapeError("not_a_batch", f"batch result [0] is {_kind(result)}, not an object")
-    _raise_for_errors(result)
-    return result
-
-
-def _raise_for_errors(result: dict[str, Any]) -> None:
-    errors = result.get("errors")
-    if errors is None or errors == []:
-        return
-    if not isinstance(errors, list):
-        raise _ShapeError("wrong_type", f"errors is {_kind(errors)}, not an array")
-    messages = [_error_message(error) for error in errors[:_MAX_MESSAGES]]
-    more = f" (+{len(errors) - _MAX_MESSAGES} more)" if len(errors) > _MAX_MESSAGES else ""
-    raise _ShapeError("graphql_errors", "endpoint answered errors: " + "; ".join(messages) + more)
-
-
-def _error_message(error: Any) -> str:
-    message = error.get("message") if isinstance(error, dict) else None
-    return message.strip()[:200] if isinstance(message, str) and message.strip() else repr(error)
-
-
-def _feed(result: dict[str, Any]) -> dict[str, Any]:
-    data = _member(result, "data", dict, "")
-    if "tagFromSlug" not in data:
-        raise _ShapeError("missing_field", "data.tagFromSlug is missing")
-    if data["tagFromSlug"] is None:
-        raise _ShapeError("tag_not_found", "data.tagFromSlug is null (no such tag)")
-    tag = _member(data, "tagFromSlug", dict, "data.")
-    return _member(tag, FEED_ALIAS, dict, "data.tagFromSlug.")
-
-
-def _page(feed: dict[str, Any]) -> ArchivePage:
+def _page(feed: Node) -> ArchivePage:
     where = f"data.tagFromSlug.{FEED_ALIAS}."
-    edges = _member(feed, "edges", list, where)
-    page_info = _member(feed, "pageInfo", dict, where)
-    has_next = _member(page_info, "hasNextPage", bool, where + "pageInfo.")
-    end_cursor = page_info.get("endCursor")
+    edges = member_list(feed, "edges", where)
+    page_info = member_node(feed, "pageInfo", where)
+    has_next = member(page_info, "hasNextPage", bool, where + "pageInfo.")
+    end_cursor = page_info.value("endCursor")
     if end_cursor is not None and not isinstance(end_cursor, str):
-        raise _ShapeError("wrong_type", f"{where}pageInfo.endCursor is {_kind(end_cursor)}")
+        raise ShapeError("wrong_type", f"{where}pageInfo.endCursor is {kind_of(end_cursor)}")
     if has_next and not end_cursor:
-        raise _ShapeError("missing_field", f"{where}pageInfo.endCursor is empty but hasNextPage")
+        raise ShapeError("missing_field", f"{where}pageInfo.endCursor is empty but hasNextPage")
     if has_next and not edges:
-        raise _ShapeError("empty_page", "no edges on a page that says hasNextPage")
+        raise ShapeError("empty_page", "no edges on a page that says hasNextPage")
     nodes, cursors = [], []
     for index, edge in enumerate(edges):
-        node, cursor = _edge(edge, f"{where}edges[{index}]")
-        nodes.append(node)
+        node, cursor = _edge(feed, edge, f"{where}edges[{index}]")
+        nodes.append(node.raw)
         cursors.append(cursor)
     return ArchivePage(nodes, cursors, has_next, end_cursor or None)
 
 
-def _edge(edge: Any, where: str) -> tuple[dict[str, Any], str]:
-    if edge is None:
-        raise _ShapeError("null_node", f"{where} is null")
-    if not isinstance(edge, dict):
-        raise _ShapeError("wrong_type", f"{where} is {_kind(edge)}, not an object")
-    cursor = _member(edge, "cursor", str, where + ".")
-    if "node" in edge and edge["node"] is None:
-        raise _ShapeError("null_node", f"{where}.node is null")
-    node = _member(edge, "node", dict, where + ".")
-    if node.get("__typename", "Post") != "Post":
-        raise _ShapeError("wrong_type", f"{where}.node is a {node['__typename']}, not a Post")
+def _edge(feed: Node, value: Any, where: str) -> tuple[Node, str]:
+    if value is None:
+        raise ShapeError("null_node", f"{where} is null")
+    if not isinstance(value, dict):
+        raise ShapeError("wrong_type", f"{where} is {kind_of(value)}, not an object")
+    edge = Node(feed.state, value)
+    cursor = member(edge, "cursor", str, where + ".")
+    if edge.has("node") and edge.value("node") is None:
+        raise ShapeError("null_node", f"{where}.node is null")
+    node = member_node(edge, "node", where + ".")
+    other = wrong_typename(node, "Post")
+    if other is not None:
+        raise ShapeError("wrong_type", f"{where}.node is a {other}, not a Post")
     for name, expected in REQUIRED_NODE_FIELDS.items():
-        value = _member(node, name, expected, where + ".node.")
-        if not value:
-            raise _ShapeError("missing_field", f"{where}.node.{name} is empty")
+        if not member(node, name, expected, where + ".node."):
+            raise ShapeError("missing_field", f"{where}.node.{name} is empty")
     return node, cursor
 
 
@@ -167,27 +132,4 @@ def _check_cursors(page: ArchivePage, seen: Collection[str]) -> None:
     if page.end_cursor is not None and page.end_cursor in earlier:
         repeated.append(page.end_cursor)
     if repeated:
-        raise _ShapeError("repeated_cursor", f"cursor {repeated[0][:40]!r} came back (paging loop)")
-
-
-def _member(container: dict[str, Any], name: str, expected: type, where: str) -> Any:
-    if name not in container:
-        raise _ShapeError("missing_field", f"{where}{name} is missing")
-    value = container[name]
-    if value is None:
-        raise _ShapeError("missing_field", f"{where}{name} is null")
-    if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
-        raise _ShapeError(
-            "wrong_type", f"{where}{name} is {_kind(value)}, not {_TYPE_NAMES[expected]}"
-        )
-    return value
-
-
-_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
-
-
-def _kind(value: Any) -> str:
-    """``an object``, ``an array``, ``null``… for messages."""
-    if value is None:
-        return "null"
-    return _TYPE_NAMES.get(type(value), f"a {type(value).__name__}")
+        raise ShapeError("repeated_cursor", f"cursor {repeated[0][:40]!r} came back (paging loop)")

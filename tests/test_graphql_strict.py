@@ -1,0 +1,85 @@
+"""The strict GraphQL validators (tag archive pages, post responses) read every member
+through the state reader: a value of another type anywhere in an answer is a failure
+with a reason, a skipped entry or a gap — never an exception."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.site.content import default_site
+from tests.site.graphql import graphql_response
+from topics_crawler.graphql import TimeRange, tag_archive_body
+from topics_crawler.graphql.post_responses import responses_body
+from topics_crawler.graphql.response import ArchivePage, read_archive_response
+from topics_crawler.graphql.responses_reader import ResponsesPage, read_responses
+from topics_crawler.graphql.strict import ReadFailure
+
+TAG = "distributed-training"
+AT = "2026-11-30T12:00:00Z"
+#: What a value is swapped for: null, a boolean, numbers, a string, an empty list/object,
+#: and a reference-shaped object (the reader follows references; here it leads nowhere).
+SWAPS: tuple[Any, ...] = (None, True, 7, 2.5, "x", [], {}, {"__ref": "Post:nowhere"})
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return
+    for key, child in items:
+        yield (*path, key)
+        yield from _paths(child, (*path, key))
+
+
+def type_swapped(answer: Any, limit: int) -> Iterator[bytes]:
+    """The answer with one value swapped, for every value down to the ``limit``-th path."""
+    for path in list(_paths(answer))[:limit]:
+        for swap in SWAPS:
+            copied = copy.deepcopy(answer)
+            target = copied
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]] = swap
+            yield json.dumps(copied).encode()
+
+
+def test_archive_answers_with_any_value_swapped_never_raise() -> None:
+    site = default_site().with_archive(TAG, 20)
+    body = tag_archive_body(TAG, TimeRange.all_time(), "NEWEST", first=2)
+    answer = json.loads(graphql_response(site, body)[1])
+    assert isinstance(read_archive_response(json.dumps(answer)), ArchivePage)
+    outcomes = [read_archive_response(swapped) for swapped in type_swapped(answer, 400)]
+    assert all(isinstance(o, ArchivePage | ReadFailure) for o in outcomes)
+    assert {o.reason for o in outcomes if isinstance(o, ReadFailure)} >= {
+        "missing_field",
+        "wrong_type",
+        "not_a_batch",
+        "tag_not_found",
+        "null_node",
+    }
+
+
+@pytest.mark.parametrize(
+    "slug", ["hands-on-distributed-training-from-single-gpu-to-multi-gpu-with-lightning-ai"]
+)
+def test_responses_answers_with_any_value_swapped_never_raise(slug: str) -> None:
+    site = default_site()
+    post_id = next(story.id for story in site.stories.values() if story.slug == slug)
+    answer = json.loads(graphql_response(site, responses_body(post_id, 10, None))[1])
+    assert isinstance(read_responses(json.dumps(answer), post_id, AT), ResponsesPage)
+    outcomes = [read_responses(b, post_id, AT) for b in type_swapped(answer, 400)]
+    assert all(isinstance(o, ResponsesPage | ReadFailure) for o in outcomes)
+    skipped = {reason for o in outcomes if isinstance(o, ResponsesPage) for reason in o.skipped}
+    assert {"wrong_type", "bad_id", "wrong_parent"} <= skipped
+    assert {o.reason for o in outcomes if isinstance(o, ReadFailure)} >= {
+        "missing_field",
+        "wrong_type",
+        "wrong_post",
+    }
