@@ -98,8 +98,10 @@ def parse_graphql_body(doc: Document, body: Any) -> PageResult:
 def _record_errors(batch_result: Node, doc: Document) -> None:
     errors = batch_result.list("errors")
     for error in errors[:_MAX_ERRORS]:
-        message = error.get("message") if isinstance(error, dict) else None
-        text = clean_text(message) if isinstance(message, str) else None
+        message = (
+            Node(batch_result.state, error).str("message") if isinstance(error, dict) else None
+        )
+        text = clean_text(message)
         doc.error(f"GraphQL error: {(text or repr(error))[:200]}")
     if len(errors) > _MAX_ERRORS:
         doc.error(f"GraphQL errors: {len(errors) - _MAX_ERRORS} more")
