@@ -253,8 +253,8 @@ def test_story_state_follows_markup_contract(site: SiteServer, content: SiteCont
         doc = Document(text, content.story_url(story))
         article = doc.json_ld_of("NewsArticle", "SocialMediaPosting")
         assert article is not None
-        assert article["identifier"] == story.id
-        assert article["isAccessibleForFree"] is (not story.member_only)
+        assert article.str("identifier") == story.id
+        assert article.bool("isAccessibleForFree") is (not story.member_only)
         assert doc.meta["al:ios:url"] == f"medium://p/{story.id}"
         assert bool(doc.css("article.meteredContent")) is story.member_only
         assert len(doc.css("p.pw-post-body-paragraph")) == len(story.preview_paragraphs)
@@ -291,7 +291,7 @@ def test_tag_page_follows_markup_contract(site: SiteServer, content: SiteContent
     assert state.root_field("tagFromSlug")["followerCount"] == tag.followers
     breadcrumb = doc.json_ld_of("BreadcrumbList")
     assert breadcrumb is not None
-    assert breadcrumb["itemListElement"][-1]["item"] == tag.url
+    assert breadcrumb.nodes("itemListElement")[-1].str("item") == tag.url
 
 
 def test_following_links_reaches_what_the_model_says(

@@ -99,8 +99,11 @@ def test_document_meta_json_ld_and_value_attribute() -> None:
     assert doc.meta["og:title"] == "T"
     assert doc.meta["author"] == "Someone"
     assert doc.canonical_link == "https://medium.com/@a/t-0123456789ab"
-    assert doc.json_ld_of("NewsArticle") == {"@type": "NewsArticle", "headline": "H"}
-    assert doc.json_ld_of("BreadcrumbList") == {"@type": "BreadcrumbList"}
+    article, crumbs = doc.json_ld_of("NewsArticle"), doc.json_ld_of("BreadcrumbList")
+    assert article is not None
+    assert article.raw == {"@type": "NewsArticle", "headline": "H"}
+    assert crumbs is not None
+    assert crumbs.raw == {"@type": "BreadcrumbList"}
 
 
 def test_document_survives_empty_and_binary_bodies() -> None:
