@@ -67,6 +67,8 @@ def _json_arguments(text: str) -> dict[str, Any]:
 
 
 def _too_deep(text: str) -> bool:
+    if sum(text.count(bracket) for bracket in "{[(") <= MAX_ARGUMENT_DEPTH:
+        return False  # too few brackets to nest that deep (no walk of every character)
     depth = 0
     for char in text:
         if char in "{[(":

@@ -304,18 +304,16 @@ def _is_plain_scalar(value: Any) -> bool:
 
 
 def _index_keys(raw: dict[str, Any]) -> dict[str, list[str]]:
-    """Field name → keys of that field in ``raw``. A key whose arguments cannot be read
-    is still indexed under the name it starts with."""
+    """Field name → keys of that field in ``raw``: a key with arguments is indexed under
+    the name it starts with, readable arguments or not (they are parsed only when a
+    :meth:`Node.calls` asks for them)."""
     index: dict[str, list[str]] = {}
     for key in raw:
         if not isinstance(key, str):
             continue
         if _has_arguments(key):
-            name, _ = split_field_key(key)
-            if name == key:  # unreadable arguments: the leading name still counts
-                match = _LEADING_NAME_RE.match(key)
-                name = match.group() if match else key
-            index.setdefault(name, []).append(key)
+            match = _LEADING_NAME_RE.match(key)
+            index.setdefault(match.group() if match else key, []).append(key)
         else:
             index.setdefault(key, []).append(key)
     return index
