@@ -137,12 +137,20 @@ def class_xpath(name: str) -> str:
 _GRAF_XPATH = class_xpath("graf")
 
 
-def dom_paragraphs(tree: lxml.html.HtmlElement | None, *, graf: bool = True) -> list[Paragraph]:
+def dom_paragraphs(
+    tree: lxml.html.HtmlElement | None,
+    *,
+    graf: bool = True,
+    grafs: list[lxml.html.HtmlElement] | None = None,
+) -> list[Paragraph]:
     """``(type, text)`` pairs read from the body markup (``graf`` blocks, else ``<article>``).
-    ``graf=False`` skips the ``graf`` walk (the page text has no such class)."""
+    ``graf=False`` skips the ``graf`` walk (the page text has no such class); ``grafs``: the
+    page's ``graf`` elements, already found (:meth:`Document.with_class`)."""
     if tree is None:
         return []
-    elements = (graf and tree.xpath(_GRAF_XPATH)) or article_blocks(tree)
+    if grafs is None:
+        grafs = tree.xpath(_GRAF_XPATH) if graf else []
+    elements = grafs or article_blocks(tree)
     return [(_dom_type(element), text_with_breaks(element)) for element in elements]
 
 
@@ -180,7 +188,7 @@ def _collect_blocks(parent: lxml.html.HtmlElement, blocks: list[lxml.html.HtmlEl
 
 def _is_byline(element: lxml.html.HtmlElement) -> bool:
     classes = element.get("class")
-    return classes is not None and any(name in classes for name in _BYLINE_CLASSES)
+    return classes is not None and "pw-" in classes and any(n in classes for n in _BYLINE_CLASSES)
 
 
 def text_with_breaks(element: lxml.html.HtmlElement) -> str:

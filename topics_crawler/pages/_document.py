@@ -9,6 +9,7 @@ recorded in :attr:`Document.errors` instead of raised.
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import cached_property
@@ -44,6 +45,12 @@ def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.Htm
 #: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree (few per
 #: page; anchors, hundreds, are read as :attr:`Document.hrefs` without element objects).
 INDEXED_TAGS = ("meta", "link", "script")
+#: Class-name stems whose elements one walk of the tree finds for every class name asked
+#: (``graf`` blocks and ``graf--title``…, the ``pw-*`` hooks): one libxml2 pass over the
+#: ``class`` attributes per stem instead of one per name.
+CLASS_STEMS = ("graf", "pw-")
+#: Tokens of a ``class`` value as XPath's ``normalize-space`` splits them.
+_CLASS_TOKENS = re.compile(r"[^ \t\r\n]+")
 #: Where notes on JSON-LD values say they are (``JSON-LD.headline is a number, …``).
 _JSON_LD_KEY = "JSON-LD"
 #: Every anchor's ``href``, document order, as plain strings (no element proxies made).
@@ -254,6 +261,22 @@ class Document:
             found = marker.encode("utf-8") in body if body is not None else marker in self.text
             self._markers[marker] = found
         return found
+
+    def with_class(self, name: str) -> list[lxml.html.HtmlElement]:
+        """Elements whose ``class`` has the token ``name``, document order (what the XPath
+        ``contains(concat(' ', normalize-space(@class), ' '), ' name ')`` selects). Names of
+        one stem (:data:`CLASS_STEMS`) share one walk of the tree; a page without the stem
+        costs one substring search."""
+        stem = next((s for s in CLASS_STEMS if name.startswith(s)), name)
+        key = f"class-stem:{stem}"
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = (
+                self.xpath(f"//@class[contains(., '{stem}')]/parent::*")
+                if self.contains(stem)
+                else []
+            )
+        return [e for e in found if name in _CLASS_TOKENS.findall(e.get("class") or "")]
 
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
         """Elements matching a CSS selector; empty when there is no tree."""

@@ -19,7 +19,6 @@ from topics_crawler.normalize import (
     unique,
 )
 from topics_crawler.pages._body import (
-    class_xpath,
     count_words,
     dom_paragraphs,
     render_paragraphs,
@@ -185,24 +184,25 @@ def legacy_markup_layer(doc: Document) -> dict[str, Any]:
 # --- DOM hooks -----------------------------------------------------------------------------
 
 
-Hook = tuple[str, str]
-"""``(marker, xpath)``: the XPath runs only when ``marker`` occurs in the page text, so
-hooks of other page generations cost a substring search, not a walk of the tree."""
+Hook = tuple[str | None, Callable[[Document], list[Any]]]
+"""``(marker, find)``: ``find`` runs only when ``marker`` occurs in the page text (None:
+always), so hooks of other page generations cost a substring search, not a walk."""
 
 
 def _class_hook(name: str) -> Hook:
-    return name, class_xpath(name)
+    """Elements with the class ``name`` (:meth:`Document.with_class`: one shared walk)."""
+    return None, lambda doc: doc.with_class(name)
 
 
 def _testid_hook(value: str) -> Hook:
-    return f'data-testid="{value}"', f"//*[@data-testid='{value}']"
+    return f'data-testid="{value}"', lambda doc: doc.xpath(f"//*[@data-testid='{value}']")
 
 
 def _first_text(doc: Document, *hooks: Hook) -> str | None:
-    for marker, query in hooks:
-        if not doc.contains(marker):
+    for marker, find in hooks:
+        if marker is not None and not doc.contains(marker):
             continue
-        for element in doc.xpath(query):
+        for element in find(doc):
             text = clean_text(element.text_content())
             if text:
                 return text
@@ -241,7 +241,11 @@ def _anchor_links(doc: Document) -> list[MediumLink]:
 
 
 def _dom_title(doc: Document) -> dict[str, Any]:
-    hooks = (_testid_hook("storyTitle"), _class_hook("pw-post-title"), ("<h1", "//h1"))
+    hooks = (
+        _testid_hook("storyTitle"),
+        _class_hook("pw-post-title"),
+        ("<h1", lambda doc: doc.xpath("//h1")),
+    )
     return {"title": _first_text(doc, *hooks)}
 
 
@@ -260,7 +264,7 @@ def _dom_published(doc: Document) -> dict[str, Any]:
     if text is not None:
         published, raw = parse_timestamp(text, doc.now)
     elif doc.contains("postMetaInline"):
-        times = doc.xpath(f"{class_xpath('postMetaInline')}//time/@datetime")
+        times = [t for e in doc.with_class("postMetaInline") for t in e.xpath(".//time/@datetime")]
         published, raw = parse_timestamp(str(times[0]) if times else None)
     else:
         published, raw = None, None
@@ -290,13 +294,12 @@ def _dom_body(doc: Document) -> dict[str, Any]:
     locked = doc.contains("meteredContent") and bool(
         doc.xpath("//article[contains(@class, 'meteredContent')]")
     )
-    text = render_paragraphs(dom_paragraphs(doc.tree, graf=doc.contains("graf")))
+    grafs = doc.with_class("graf")  # one walk for the text and the Markdown
+    text = render_paragraphs(dom_paragraphs(doc.tree, grafs=grafs))
     return {
         "is_member_only": True if locked else None,
         "text": text,
-        "markdown": render_markdown(
-            dom_blocks(doc.tree, doc.url, graf=doc.contains("graf")), preview=locked
-        ),
+        "markdown": render_markdown(dom_blocks(doc.tree, doc.url, grafs=grafs), preview=locked),
         "text_is_preview": locked if text else None,
         "word_count": count_words(text) if text and not locked else None,
     }

@@ -117,6 +117,8 @@ def _script_json(body: bytes, marker: str) -> Any:
 def find_apollo_state(text: str | None, body: bytes | None = None) -> dict[str, Any] | None:
     """The ``window.__APOLLO_STATE__`` object of a 2019+ page, or None when absent.
     ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`)."""
+    if not _may_hold(text, body, (APOLLO_MARKERS[-1],)):  # one scan, not one per marker
+        return None
     if body is not None:
         fast = _script_json(body, APOLLO_MARKERS[0])
         if isinstance(fast, dict):
@@ -140,6 +142,8 @@ def find_legacy_state(text: str | None, body: bytes | None = None) -> dict[str, 
     Pages re-serialised by other tools may have the script HTML-escaped.
     ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`).
     """
+    if not _may_hold(text, body, _LEGACY_STEMS):  # a page without them: two scans, not ten
+        return None
     if body is not None:
         fast = _legacy_fast(body)
         if fast is not None:
@@ -159,6 +163,17 @@ def find_legacy_state(text: str | None, body: bytes | None = None) -> dict[str, 
                     return payload
                 index = segment.find(marker, end)
     return None
+
+
+#: Every legacy marker contains one of these (an HTML-escaped script too).
+_LEGACY_STEMS = ("obvInit", "GLOBALS")
+
+
+def _may_hold(text: str | None, body: bytes | None, stems: tuple[str, ...]) -> bool:
+    """False when none of ``stems`` occurs in the page (no marker containing one can)."""
+    if body is not None:
+        return any(stem.encode("ascii") in body for stem in stems)
+    return any(stem in (text or "") for stem in stems)
 
 
 def _legacy_payload(value: Any, marker: str) -> dict[str, Any] | None:
