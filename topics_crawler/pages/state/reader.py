@@ -398,13 +398,17 @@ class Node:
 
     def str(self, name: builtins.str) -> builtins.str | None:
         """A string field; numbers are not strings (noted)."""
+        raw = self.raw
+        value = raw[name] if name in raw else self.value(name)
+        if value is None or type(value) is str:  # the common cases, without a second look
+            return value
         return self._typed(name, str, "a string")
 
     def int(self, name: builtins.str) -> builtins.int | None:
         """An integer field; a float with no fraction counts, booleans do not."""
         value = self.value(name)
-        if value is None:
-            return None
+        if value is None or type(value) is int:
+            return value
         if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
             return int(value)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -472,6 +476,9 @@ class Node:
 
     def nodes(self, name: builtins.str) -> builtins.list[Node]:
         """A list-of-objects field as nodes (references followed, other elements skipped)."""
+        raw = self.raw
+        if name in raw and raw[name] == []:  # e.g. most paragraphs' markups
+            return []
         out = []
         for item in self.list(name):
             if isinstance(item, dict):
