@@ -7,7 +7,9 @@ on a machine shared with other jobs, wall time measures their load as much as ou
 The ratio is the cost of our layers on top of building the lxml tree once (target: at
 most 2.0x). "Document basics" times what every parser pays before any story logic:
 decoding, the tree, meta tags, canonical link and JSON-LD. Tag pages (the ``topic_*``
-captures and our own tag fixtures) are measured the same way.
+captures and our own tag fixtures) are measured the same way. ``--breakdown`` adds
+where a story parse spends its time: each stage of :func:`parse_story` timed on its
+own, best of ``rounds`` per capture, as a share of the same captures' bare trees.
 """
 
 from __future__ import annotations
@@ -19,11 +21,28 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import lxml.html
 
 from tests.fixture_cases import real_pages_dir
+from topics_crawler.layers import pick, pick_paired
 from topics_crawler.pages import Document, parse_page
+from topics_crawler.pages._story_html import (
+    dom_layer,
+    json_ld_layer,
+    legacy_markup_layer,
+    meta_layer,
+)
+from topics_crawler.pages._story_state import StoryState
+from topics_crawler.pages.story import (
+    build_story,
+    dom_fields_wanted,
+    entity_links,
+    html_url_candidates,
+    page_links,
+    story_state,
+)
 
 SCRAPED_AT = datetime(2026, 11, 30, 12, tzinfo=UTC)
 OWN_TAG_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "own" / "tag"
@@ -60,10 +79,68 @@ def best_of(rounds: int, repeat: int, *works: Callable[[], None]) -> list[float]
     return best
 
 
+class _Stages:
+    """The stages of one story parse in order, each a call on the same fresh Document."""
+
+    def __init__(self, body: bytes) -> None:
+        self.doc = Document(body, "https://medium.com/p/x", scraped_at=SCRAPED_AT)
+        self.state = StoryState()
+        self.layers: list[dict[str, Any]] = []
+
+    def stages(self) -> dict[str, Callable[[], object]]:
+        doc = self.doc
+        return {
+            "tree": lambda: doc.tree,
+            "meta, canonical, JSON-LD": lambda: (doc.meta, doc.canonical_link, doc.json_ld),
+            "state JSON + reader": lambda: doc.apollo_state or doc.legacy_state,
+            "story state (fields, text, Markdown)": self._story_state,
+            "JSON-LD / markup / meta layers": self._layers,
+            "DOM layer (what the state lacks)": self._dom,
+            "links": self._links,
+        }
+
+    def _story_state(self) -> None:
+        self.state = story_state(self.doc)
+
+    def _layers(self) -> None:
+        doc = self.doc
+        self.layers = [json_ld_layer(doc), legacy_markup_layer(doc), meta_layer(doc)]
+
+    def _dom(self) -> None:
+        wanted = dom_fields_wanted(pick(self.state.fields, *self.layers), self.state)
+        if wanted:
+            dom_layer(self.doc, wanted)
+
+    def _links(self) -> None:
+        merged = pick_paired(self.state.fields, *self.layers)
+        story = build_story(self.doc, merged, html_url_candidates(self.doc, self.state))
+        list(entity_links([story]))
+        list(page_links(self.doc))
+
+
+def breakdown(captures: list[tuple[str, bytes]], rounds: int) -> dict[str, float]:
+    """CPU seconds of each stage (best of ``rounds`` per capture, summed) and of bare lxml."""
+    best: dict[str, float] = {}
+    for _, body in captures:
+        page: dict[str, float] = {}
+        for _ in range(rounds):
+            start = time.process_time()
+            lxml.html.fromstring(body)
+            page["lxml"] = min(page.get("lxml", 1e9), time.process_time() - start)
+            for name, stage in _Stages(body).stages().items():
+                start = time.process_time()
+                stage()
+                page[name] = min(page.get(name, 1e9), time.process_time() - start)
+        for name, seconds in page.items():
+            best[name] = best.get(name, 0.0) + seconds
+    return best
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10, help="passes over all captures")
     parser.add_argument("--rounds", type=int, default=5, help="timed runs; the best counts")
+    parser.add_argument("--breakdown", action="store_true", help="time each parse stage too")
     args = parser.parse_args(argv)
     captures = load_captures(real_pages_dir())
     if not captures:
@@ -108,6 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     tags, tags_bare = best_of(args.rounds, args.repeat, parse_tags, lxml_tags)
     print(f"tag pages: {len(tag_pages)} ({sum(len(b) for _, b in tag_pages) / 1e6:.2f} MB)")
     print(f"ratio parse_page(tag) / lxml: {tags / tags_bare:.2f}x")
+    if args.breakdown:
+        stages = breakdown(captures, args.rounds)
+        bare_best = stages.pop("lxml")
+        total = sum(stages.values()) / bare_best
+        print(f"stages (best of {args.rounds} per capture) / lxml, total {total:.2f}x:")
+        for name, seconds in stages.items():
+            print(f"  {name:38s} {seconds / bare_best:.2f}x")
     return 0
 
 

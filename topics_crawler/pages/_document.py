@@ -45,10 +45,9 @@ def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.Htm
 #: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree (few per
 #: page; anchors, hundreds, are read as :attr:`Document.hrefs` without element objects).
 INDEXED_TAGS = ("meta", "link", "script")
-#: Class-name stems whose elements one walk of the tree finds for every class name asked
-#: (``graf`` blocks and ``graf--title``…, the ``pw-*`` hooks): one libxml2 pass over the
-#: ``class`` attributes per stem instead of one per name.
-CLASS_STEMS = ("graf", "pw-")
+#: Class names whose elements, once found, also answer the names they start
+#: (``graf`` → ``graf--title``, ``graf--subtitle``) without another walk of the tree.
+CLASS_STEMS = ("graf",)
 #: Tokens of a ``class`` value as XPath's ``normalize-space`` splits them.
 _CLASS_TOKENS = re.compile(r"[^ \t\r\n]+")
 #: Where notes on JSON-LD values say they are (``JSON-LD.headline is a number, …``).
@@ -264,19 +263,27 @@ class Document:
 
     def with_class(self, name: str) -> list[lxml.html.HtmlElement]:
         """Elements whose ``class`` has the token ``name``, document order (what the XPath
-        ``contains(concat(' ', normalize-space(@class), ' '), ' name ')`` selects). Names of
-        one stem (:data:`CLASS_STEMS`) share one walk of the tree; a page without the stem
-        costs one substring search."""
-        stem = next((s for s in CLASS_STEMS if name.startswith(s)), name)
-        key = f"class-stem:{stem}"
+        ``contains(concat(' ', normalize-space(@class), ' '), ' name ')`` selects), found
+        once per page: a page without ``name`` costs one substring search, and once the
+        elements of a stem (:data:`CLASS_STEMS`, e.g. every ``graf``) were asked for, the
+        names of that stem (``graf--title``) are picked from them without another walk."""
+        key = f"class:{name}"
         found = self.memo.get(key)
-        if found is None:
-            found = self.memo[key] = (
-                self.xpath(f"//@class[contains(., '{stem}')]/parent::*")
-                if self.contains(stem)
-                else []
+        if found is not None:
+            return list(found)
+        stem = next((s for s in CLASS_STEMS if name.startswith(s) and name != s), None)
+        among = self.memo.get(f"class:{stem}") if stem else None
+        if not self.contains(name):
+            found = []
+        elif among is not None:
+            found = [e for e in among if name in _CLASS_TOKENS.findall(e.get("class") or "")]
+        else:
+            found = self.xpath(
+                f"//@class[contains(., '{name}')]/parent::*"
+                f"[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
             )
-        return [e for e in found if name in _CLASS_TOKENS.findall(e.get("class") or "")]
+        self.memo[key] = found
+        return list(found)
 
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
         """Elements matching a CSS selector; empty when there is no tree."""
