@@ -33,6 +33,8 @@ def escape_heading(text: str) -> str:
 def paragraph_lines(text: str) -> str:
     """Lines of a paragraph: leading blanks dropped (they would make code), a line that
     would start a block (``#``, ``>``, ``-``, ``1.``) escaped, breaks kept as hard breaks."""
+    if "\n" not in text:  # most paragraphs: one line
+        return _escape_line_start(text.strip(" \t"))
     lines = [line.strip(" \t") for line in text.strip("\n").split("\n")]
     lines = [_escape_line_start(line) for line in lines]
     return "\\\n".join(line for line in lines if line) if len(lines) > 1 else lines[0]
