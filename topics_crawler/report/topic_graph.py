@@ -34,6 +34,15 @@ NO_EDGES = (
     "crawl with -a related_depth=N to follow related tags)."
 )
 COLUMN_WIDTH, ROW_HEIGHT, MARGIN, LEGEND = 200, 22, 16, 40
+#: Where the first column stands (room left of it for the arcs within a column).
+LEFT = MARGIN + 40
+MIN_WIDTH = 720
+#: Where the first row stands (room above it for the arcs of edges pointing back).
+TOP = MARGIN + 60
+#: Longest label drawn (a longer name is cut, whole in the node's tooltip).
+LABEL_CHARACTERS = 26
+#: Width of one label character, about, at 12 px (where a forward edge starts).
+CHARACTER_WIDTH = 6.6
 
 
 @dataclass(frozen=True)
@@ -114,11 +123,10 @@ def _layers(crawled: set[str], edges: Sequence[Edge], seeds: list[str]) -> dict[
         if edge.to in crawled:
             out[edge.from_tag].append(edge.to)
     layer: dict[str, int] = {}
-    for start in [*seeds, *sorted(crawled)]:
-        if start in layer:
-            continue
-        layer[start] = 0
-        frontier = [start]
+    starts = [seeds, *([node] for node in sorted(crawled))]
+    for group in starts:  # the seeds together, then each tag no walk reached yet
+        frontier = [node for node in group if node not in layer]
+        layer.update(dict.fromkeys(frontier, 0))
         while frontier:
             following = []
             for node in frontier:
@@ -137,9 +145,9 @@ def svg(graph: TopicGraph) -> str:
     tallest = max(len(names) for _title, names in graph.columns)
     for column, (_title, names) in enumerate(graph.columns):
         for row, node in enumerate(names):
-            position[node] = (MARGIN + column * COLUMN_WIDTH, MARGIN + 30 + row * ROW_HEIGHT)
-    width = MARGIN * 2 + len(graph.columns) * COLUMN_WIDTH
-    height = MARGIN * 2 + 30 + tallest * ROW_HEIGHT + LEGEND
+            position[node] = (LEFT + column * COLUMN_WIDTH, TOP + row * ROW_HEIGHT)
+    width = max(MIN_WIDTH, LEFT + MARGIN + len(graph.columns) * COLUMN_WIDTH)
+    height = TOP + MARGIN + tallest * ROW_HEIGHT + LEGEND
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="topic-graph" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
@@ -147,23 +155,17 @@ def svg(graph: TopicGraph) -> str:
         'font-family="system-ui,sans-serif" font-size="12">'
     ]
     for column, (title, _names) in enumerate(graph.columns):
-        x = MARGIN + column * COLUMN_WIDTH
+        x = LEFT + column * COLUMN_WIDTH
         parts.append(f'<text x="{x}" y="{MARGIN + 10}" font-weight="bold">{esc(title)}</text>')
     for edge in graph.edges:
-        (x1, y1), (x2, y2) = position[edge.from_tag], position[edge.to]
-        colour = KIND_COLOURS.get(edge.kind, "#888")
-        bend = (x1 + x2) / 2 + (40 if x1 == x2 else 0)
-        parts.append(
-            f'<path class="edge" data-from="{esc(edge.from_tag)}" data-to="{esc(edge.to)}" '
-            f'data-kind="{esc(edge.kind)}" d="M{x1 + 6},{y1} C{bend},{y1} {bend},{y2} '
-            f'{x2 - 6},{y2}" fill="none" stroke="{colour}" stroke-opacity="0.55"/>'
-        )
+        parts.append(_edge_path(edge, position))
     for node, (x, y) in position.items():
         crawled = node in graph.crawled
         fill = "#222" if crawled else "#fff"
         parts.append(
-            f'<g class="node" data-tag="{esc(node)}"><circle cx="{x}" cy="{y}" r="5" '
-            f'fill="{fill}" stroke="#222"/><text x="{x + 9}" y="{y + 4}">{esc(node)}</text></g>'
+            f'<g class="node" data-tag="{esc(node)}"><title>{esc(node)}</title><circle cx="{x}" '
+            f'cy="{y}" r="5" fill="{fill}" stroke="#222"/><text x="{x + 9}" y="{y + 4}">'
+            f"{esc(_label(node))}</text></g>"
         )
     y = height - LEGEND + 14
     for index, (kind, colour) in enumerate(KIND_COLOURS.items()):
@@ -172,14 +174,44 @@ def svg(graph: TopicGraph) -> str:
             f'<line x1="{x}" y1="{y}" x2="{x + 24}" y2="{y}" stroke="{colour}" '
             f'stroke-width="2"/><text x="{x + 30}" y="{y + 4}">{kind}</text>'
         )
-    note = "● crawled tag   ○ not crawled"
+    note = "● crawled tag · ○ not crawled · dashed: an edge pointing back or within a column"
     if graph.left_out_nodes:
         note += (
-            f"   — {graph.left_out_nodes} more node(s) and {graph.left_out_edges} edge(s) "
+            f" · {graph.left_out_nodes} more node(s) and {graph.left_out_edges} edge(s) "
             f"not drawn (at most {MAX_NODES} nodes)"
         )
     parts.append(f'<text class="note" x="{MARGIN}" y="{y + 22}">{esc(note)}</text>')
     return "".join(parts) + "</svg>"
+
+
+def _label(node: str) -> str:
+    return node if len(node) <= LABEL_CHARACTERS else node[: LABEL_CHARACTERS - 1] + "…"
+
+
+def _edge_path(edge: Edge, position: dict[str, tuple[int, int]]) -> str:
+    """A forward edge runs from the end of its source label to the target's dot; one
+    pointing back (or within a column) arcs above the rows, dashed."""
+    esc = html.escape
+    (x1, y1), (x2, y2) = position[edge.from_tag], position[edge.to]
+    colour = KIND_COLOURS.get(edge.kind, "#888")
+    if x2 > x1:
+        start = x1 + 12 + len(_label(edge.from_tag)) * CHARACTER_WIDTH
+        middle = (start + x2) / 2
+        shape = f"M{start:.0f},{y1} C{middle:.0f},{y1} {middle:.0f},{y2} {x2 - 6},{y2}"
+        dash = ""
+    elif x2 == x1:
+        bulge = x1 - 14 - abs(y2 - y1) / 3
+        shape = f"M{x1 - 6},{y1} Q{bulge:.0f},{(y1 + y2) / 2:.0f} {x2 - 6},{y2}"
+        dash = ' stroke-dasharray="4 3"'
+    else:
+        lift = min(y1, y2) - 24 - abs(x1 - x2) / 8
+        shape = f"M{x1},{y1 - 6} Q{(x1 + x2) / 2:.0f},{lift:.0f} {x2},{y2 - 6}"
+        dash = ' stroke-dasharray="4 3"'
+    return (
+        f'<path class="edge" data-from="{esc(edge.from_tag)}" data-to="{esc(edge.to)}" '
+        f'data-kind="{esc(edge.kind)}" d="{shape}" fill="none" stroke="{colour}" '
+        f'stroke-opacity="0.6"{dash}/>'
+    )
 
 
 def caption(graph: TopicGraph) -> str:
