@@ -22,11 +22,10 @@ and ``scrapy shell <url>`` fetches it as a crawl would (see
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
-from scrapy import Request, Spider, signals
+from scrapy import Request, Spider
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
@@ -38,23 +37,29 @@ from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_edges import tag_edges
 from topics_crawler.signals import page_failed
+from topics_crawler.spiders._archive import AuthorArchivePager, archive_of, page_url
 from topics_crawler.spiders._arguments import (
     NO_TAGS,
     SPIDER_ARGUMENTS,
     CrawlOptions,
     SpiderArgumentError,
 )
-from topics_crawler.spiders._feed import FeedSource, known_story_ids
+from topics_crawler.spiders._components import (
+    archive_pager,
+    feed_source,
+    history_pager,
+    responses_fetcher,
+    tag_walker,
+)
+from topics_crawler.spiders._feed import FeedSource
 from topics_crawler.spiders._helpers import (
     failure_status,
     item_key,
     response_encoding,
 )
 from topics_crawler.spiders._history import (
-    HistoryCallbacks,
     HistoryPager,
     count_expected_history,
-    history_ranges,
     is_history_fallback,
     listing_of,
 )
@@ -106,8 +111,8 @@ class TopicsSpider(Spider):
             names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
             self.logger.warning("Ignoring unknown spider arguments: %s", names)
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
-        self.history = self.history_pager()
-        self.threads = self.responses_fetcher()
+        self.history = history_pager(self)
+        self.threads = responses_fetcher(self)
         if self.options.source == "feed":
             for slug in self.options.tag_urls:
                 yield self.feeds.start(slug)
@@ -120,6 +125,21 @@ class TopicsSpider(Spider):
             for request in self.tag_requests(slug, url, {}):
                 yield request
 
+    @cached_property
+    def feeds(self) -> FeedSource:
+        """The feed fast path of ``-a source=feed`` crawls (stories the dataset lacks)."""
+        return feed_source(self)
+
+    @cached_property
+    def walker(self) -> TagWalker | None:
+        """The breadth-first related-tag walk of ``-a related_depth=N`` (None without it)."""
+        return tag_walker(self)
+
+    @cached_property
+    def archives(self) -> AuthorArchivePager | None:
+        """The author archive pager of ``-a author_stories=N`` (None without it)."""
+        return archive_pager(self)
+
     def tag_requests(self, slug: str, url: str, meta: dict[str, Any]) -> Iterator[Request]:
         """The tag page of ``slug`` (one request per tag: its identity is its fingerprint),
         and the first page of its history with ``-a history``."""
@@ -128,69 +148,11 @@ class TopicsSpider(Spider):
         if self.history is not None:
             yield self.history.start(slug, url)
 
-    @cached_property
-    def walker(self) -> TagWalker | None:
-        """The breadth-first related-tag walk of ``-a related_depth=N`` (None without it)."""
-        if not self.options.related_depth:
-            return None
-        self.crawler.signals.connect(self.on_request_dropped, signal=signals.request_dropped)
-        return TagWalker(
-            max_depth=self.options.related_depth,
-            max_tags=self.options.max_tags,
-            requests_for=self.tag_requests,
-            stats=self.crawler.stats,
-            logger=self.logger,
-        )
-
     def on_request_dropped(self, request: Request) -> None:
         """A dropped walk request hands the walk on (see ``_related``)."""
         if self.walker is not None:
             for follow_up in self.walker.dropped(request):
                 self.crawler.engine.crawl(follow_up)
-
-    def history_pager(self) -> HistoryPager | None:
-        """The GraphQL pager of ``-a history`` crawls (None without it)."""
-        if self.options.history is None:
-            return None
-        settings = self.crawler.settings
-        return HistoryPager(
-            sort_order=self.options.history,
-            ranges=history_ranges(self.options.since, datetime.now(UTC).date()),
-            callbacks=HistoryCallbacks(
-                self.parse_history, self.on_history_error, self.parse_tag, self.on_error
-            ),
-            stats=self.crawler.stats,
-            logger=self.logger,
-            max_stories=self.options.max_stories,
-            page_size=settings.getint("HISTORY_PAGE_SIZE", 100),
-            max_pages=settings.getint("HISTORY_MAX_PAGES", 1000),
-        )
-
-    def responses_fetcher(self) -> ResponsesFetcher | None:
-        """The GraphQL fetcher of ``-a responses=N`` crawls (None without it)."""
-        if not self.options.responses:
-            return None
-        return ResponsesFetcher(
-            limit=self.options.responses,
-            callback=self.parse_responses,
-            errback=self.on_responses_error,
-            stats=self.crawler.stats,
-            logger=self.logger,
-            report=lambda url, reason, _detail: self.report_failure(
-                url, "responses", None, reason, {}
-            ),
-        )
-
-    @cached_property
-    def feeds(self) -> FeedSource:
-        """The feed fast path of ``-a source=feed`` crawls (stories the dataset lacks)."""
-        return FeedSource(
-            known=known_story_ids(self.crawler.settings.get("DATASET_DIR")),
-            callback=self.parse_feed,
-            errback=self.on_error,
-            stats=self.crawler.stats,
-            logger=self.logger,
-        )
 
     # --- callbacks ---------------------------------------------------------------
 
@@ -278,7 +240,32 @@ class TopicsSpider(Spider):
         self.threads.fail(story_id, reason, failure.getErrorMessage())
 
     def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
-        yield from self.parse_entity(response, "author", known)
+        result = self.parse_response(response, "author")
+        if isinstance(result, Request):
+            yield result
+            return
+        yield from self.entity_item(result, "author", known)
+        if self.archives is not None:  # -a author_stories: the first page, then the archive
+            yield from self.take_stories(result, None)
+            yield from self.archives.start(result)
+
+    def parse_author_archive(self, response: Response) -> Iterator[Any]:
+        """One page of an author's archive: its stories like tag-page cards, then the next."""
+        assert self.archives is not None, "archive requests exist only with a pager"
+        result, take, follow_up = self.archives.read(response)
+        yield from follow_up
+        if result is not None:
+            yield from self.take_stories(result, take)
+
+    def on_archive_error(self, failure: Failure) -> None:
+        """An archive request failed for good: that author's archive stops, nothing else."""
+        assert self.archives is not None, "archive requests exist only with a pager"
+        request = failure.request  # type: ignore[attr-defined]
+        archive = archive_of(request.meta)
+        if archive is not None:
+            _status, reason = failure_status(failure)
+            url = page_url(request.meta, request.meta.get(CANONICAL_URL_META, request.url))
+            self.archives.fail(archive, url, reason, failure.getErrorMessage())
 
     def parse_publication(
         self, response: Response, known: Publication | None = None

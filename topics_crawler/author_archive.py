@@ -1,0 +1,201 @@
+"""An author's archive beyond the profile's first page: the next-page request, in one place,
+and the strict reading of a GraphQL archive answer.
+
+A profile gives the cursor of its next stories (:class:`~topics_crawler.pages.ListingCursor`,
+``listing="author_stories"``) in one of two forms (STRUCTURE.md):
+
+* **state cursor** (2020+ profiles): ``User.homepagePostsConnection.pagingInfo.next`` =
+  ``{"from": "L1583417617283", "limit": 10}``. The next page is the ``UserArchivePostsQuery``
+  operation POSTed to ``/_/graphql`` (a JSON array of one operation, as the tag archive):
+  ``userResult(username) { ... on User { homepagePostsConnection(paging: {from, limit}) {
+  posts { ...Post } pagingInfo { next { from limit } } } } }``. The shape follows the
+  profile state's own field; no response body was available to verify, so
+  :func:`read_user_posts` checks every answer strictly.
+* **stream cursor** (2016–2019 profiles and ``/@user/latest?format=json``):
+  ``paging{path, next{limit, to, source, page}}``. The next page is
+  ``GET /@<user>/latest?<next>&format=json`` — the URL of the 2019 capture itself; ``path``
+  (``/_/api/users/<id>/profile/stream``) is under ``/_/``, which Medium's robots.txt
+  disallows — answering the same payload again, read by the JSON page parser, with the
+  next ``paging``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlencode
+
+from topics_crawler.graphql.tag_archive import GRAPHQL_URL, POST_FIELDS
+from topics_crawler.pages import ListingCursor
+from topics_crawler.pages.state import StateError, parse_json_payload
+from topics_crawler.urls import author_url
+
+OPERATION_NAME = "UserArchivePostsQuery"
+#: The largest page the archive asks for.
+MAX_LIMIT = 25
+REQUEST_HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json",
+    "graphql-operation": OPERATION_NAME,
+}
+QUERY = (
+    """
+query UserArchivePostsQuery($username: ID!, $from: String, $limit: Int!) {
+  userResult(username: $username) {
+    __typename
+    ... on User {
+      id
+      username
+      homepagePostsConnection(paging: {from: $from, limit: $limit},
+                              includeDistributedResponses: false) {
+        posts { ...TagArchivePost }
+        pagingInfo { next { from limit } }
+      }
+    }
+  }
+}
+"""
+    + POST_FIELDS
+).strip()
+
+#: ``paging.next`` values a stream request passes on. ``source`` names the stream the
+#: ``/latest`` path already picks, and a ``source=`` query is disallowed by Medium's
+#: robots.txt (``Disallow: /*/*source=``); ``ignoredIds`` is an empty list in the captures.
+STREAM_PARAMETERS = ("limit", "to", "page")
+ArchiveForm = Literal["state", "stream"]
+ArchiveFailureReason = Literal[
+    "not_json",
+    "not_a_batch",
+    "graphql_errors",
+    "user_not_found",
+    "missing_field",
+    "wrong_type",
+    "repeated_cursor",
+    "not_a_stream",
+    "parse_errors",
+]
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """What to send for the next archive page (turned into a Scrapy request by the spider)."""
+
+    form: ArchiveForm
+    url: str
+    method: str = "GET"
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    cursor_key: str = ""
+    """The cursor's identity (``from`` / ``to`` value): one coming back is a paging loop."""
+
+
+def next_page_request(cursor: ListingCursor, username: str, limit: int) -> PageRequest | None:
+    """The request of the page ``cursor`` points at, at most ``limit`` stories (and no more
+    than the cursor's own ``limit``); None for a cursor of neither form."""
+    values = cursor.cursor
+    given = values.get("limit")
+    size = max(
+        1, min(limit, given if isinstance(given, int) and given > 0 else MAX_LIMIT, MAX_LIMIT)
+    )
+    if isinstance(values.get("from"), str) and values["from"]:
+        variables = {"username": username, "from": values["from"], "limit": size}
+        operation = {"operationName": OPERATION_NAME, "variables": variables, "query": QUERY}
+        body = json.dumps([operation], separators=(",", ":"), ensure_ascii=False)
+        return PageRequest(
+            "state", GRAPHQL_URL, "POST", body.encode("utf-8"), REQUEST_HEADERS, values["from"]
+        )
+    if values.get("to") not in (None, ""):
+        query = {k: v for k, v in values.items() if k in STREAM_PARAMETERS}
+        query.update(limit=size, format="json")
+        url = f"{author_url(username)}/latest?{urlencode(query)}"
+        return PageRequest("stream", url, cursor_key=str(values["to"]))
+    return None
+
+
+@dataclass(frozen=True)
+class UserPostsPage:
+    """One valid GraphQL archive page: its ``Post`` nodes and the next cursor (or None)."""
+
+    nodes: list[dict[str, Any]]
+    next_cursor: ListingCursor | None
+
+
+@dataclass(frozen=True)
+class ArchiveReadFailure:
+    """Why an archive page cannot be used: ``reason`` (stats key), ``detail`` (log text)."""
+
+    reason: ArchiveFailureReason
+    detail: str
+
+
+def read_user_posts(
+    body: bytes | str, owner: str | None, seen_cursors: Collection[str] = ()
+) -> UserPostsPage | ArchiveReadFailure:
+    """``[0].data.userResult.homepagePostsConnection`` of one answer, every level checked;
+    never raises."""
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    try:
+        payload = parse_json_payload(text)
+    except StateError as exc:
+        return ArchiveReadFailure("not_json", str(exc))
+    if not isinstance(payload, list) or len(payload) != 1:
+        return ArchiveReadFailure("not_a_batch", "the answer is not a batch of one operation")
+    answer = payload[0]
+    if not isinstance(answer, dict):
+        return ArchiveReadFailure("wrong_type", "the operation's answer is not an object")
+    errors = answer.get("errors")
+    if errors:
+        messages = [e.get("message") for e in errors if isinstance(e, dict)][:3]
+        return ArchiveReadFailure("graphql_errors", "; ".join(map(str, messages)) or "errors")
+    user = _object(answer.get("data"), "userResult")
+    if isinstance(user, ArchiveReadFailure):
+        return user
+    if user is None or user.get("__typename") != "User":
+        return ArchiveReadFailure("user_not_found", f"userResult is {_shape(user)}")
+    connection = _object(user, "homepagePostsConnection")
+    if not isinstance(connection, dict):
+        return connection or ArchiveReadFailure("missing_field", "no homepagePostsConnection")
+    posts = connection.get("posts")
+    if not isinstance(posts, list):
+        return ArchiveReadFailure("wrong_type", f"posts is {_shape(posts)}")
+    for index, post in enumerate(posts):
+        if not isinstance(post, dict):
+            return ArchiveReadFailure("wrong_type", f"posts[{index}] is {_shape(post)}")
+        for name in ("id", "mediumUrl"):
+            if not isinstance(post.get(name), str) or not post[name]:
+                return ArchiveReadFailure("missing_field", f"posts[{index}].{name} missing")
+    return _with_next(posts, connection.get("pagingInfo"), owner, seen_cursors)
+
+
+def _with_next(
+    posts: list[dict[str, Any]], paging: Any, owner: str | None, seen: Collection[str]
+) -> UserPostsPage | ArchiveReadFailure:
+    if paging is None:
+        return UserPostsPage(posts, None)
+    if not isinstance(paging, dict):
+        return ArchiveReadFailure("wrong_type", f"pagingInfo is {_shape(paging)}")
+    following = paging.get("next")
+    if following is None:
+        return UserPostsPage(posts, None)
+    if not isinstance(following, dict) or not isinstance(following.get("from"), str):
+        return ArchiveReadFailure("wrong_type", f"pagingInfo.next is {_shape(following)}")
+    if following["from"] in seen:
+        return ArchiveReadFailure("repeated_cursor", f"cursor {following['from']!r} came back")
+    cursor = {k: v for k, v in following.items() if k in {"from", "limit"}}
+    return UserPostsPage(posts, ListingCursor("author_stories", owner, cursor))
+
+
+def _object(parent: Any, name: str) -> dict[str, Any] | ArchiveReadFailure | None:
+    """``parent[name]`` as an object (None when null or absent)."""
+    if not isinstance(parent, dict):
+        return ArchiveReadFailure("missing_field", f"no object holds {name}")
+    value = parent.get(name)
+    if value is None or isinstance(value, dict):
+        return value
+    return ArchiveReadFailure("wrong_type", f"{name} is {_shape(value)}")
+
+
+def _shape(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
