@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -254,19 +255,21 @@ ARCHIVES = {
 EXTRA_STORIES = 10
 
 
-def author_archive_site() -> SiteContent:
-    """A fresh default site whose :data:`ARCHIVES` authors have 10 more stories each,
-    paged by their profiles as the spec says."""
+def author_archive_site(
+    extra: int = EXTRA_STORIES, archives: dict[str, ArchiveSpec] | None = None
+) -> SiteContent:
+    """A fresh default site whose ``archives`` authors (default :data:`ARCHIVES`) have
+    ``extra`` more stories each, paged by their profiles as their spec says."""
     site = default_site()
-    for number, (username, spec) in enumerate(ARCHIVES.items()):
-        for index in range(EXTRA_STORIES):
+    for number, (username, spec) in enumerate((archives or ARCHIVES).items()):
+        for index in range(extra):
             site.add_story(
                 SiteStory(
                     slug=f"{username.replace('_', '-')}-archive-{index + 1}",
                     title=f"Archive note {index + 1} by {username}",
                     subtitle=f"Older writing, part {index + 1}",
                     author=username,
-                    published_at=utc(2021, 1 + number, 1 + index),
+                    published_at=utc(2021, 1 + number, 1) + timedelta(hours=index),
                     paragraphs=[f"Part {index + 1} of an older series.", "Kept short."],
                     claps=10 * index,
                     tags=[DEEP_LEARNING],
