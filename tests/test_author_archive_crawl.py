@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -15,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.services import RedisServer
 from tests.site.author_archive import author_archive_site
 from tests.site.markup import epoch_ms
 from tests.site.model import SiteContent
@@ -102,3 +104,33 @@ def test_no_archive_by_default_and_a_whole_archive_with_a_large_n(
     assert stories_by(whole)["meetvaddoriya"] == 12  # every story: 3 + three pages of 3
     assert whole.stats["author_archive/done"] == 1
     assert "Archive of @meetvaddoriya done (archive complete): 9 stories" in whole.log
+
+
+@pytest.mark.slow
+def test_two_workers_on_redis_take_n_per_author_each_story_once(tmp_path: Path) -> None:
+    content = author_archive_site()
+    args = (f"tags={TAG}", "author_stories=5")
+    with RedisServer(tmp_path / "redis") as redis, SiteServer(content) as site:
+        settings = {
+            "REDIS_URL": redis.url,
+            "DISTRIBUTED_IDLE_CLOSE": 1,
+            "HEALTH_ENABLED": False,  # a worker that got few pages exports few items
+        }
+        with ThreadPoolExecutor(2) as pool:
+            runs = list(
+                pool.map(
+                    lambda n: run_crawl(
+                        site.base_url, tmp_path / f"worker{n}", *args, settings=settings
+                    ),
+                    range(2),
+                )
+            )
+        fetched = story_fetches(site, content)
+    for run in runs:
+        assert run.returncode == 0, run.log[-3000:]
+    assert max(fetched.values()) == 1  # each story once across both workers
+    authors = {s["story_id"]: s["author_username"] for run in runs for s in run.of_type("story")}
+    by_author = Counter(authors.values())
+    assert by_author["meetvaddoriya"] == FIRST_PAGE + 5
+    assert by_author["varuntej"] == FIRST_PAGE + 3
+    assert sum(run.stats.get("author_archive/stories", 0) for run in runs) == 5 + 3
