@@ -112,3 +112,10 @@ def test_a_dataset_without_edges_gets_a_plain_sentence(
 
 def test_tag_edge_rows_are_what_the_graph_reads() -> None:
     assert all(isinstance(edge, TagEdge) for edge in tag_edges(GRAPH_PAGES[0]))
+
+
+def test_hops_follow_related_edges_first_as_the_walk_does() -> None:
+    edges = [Edge("a", "c", "parent"), Edge("a", "b", "related"), Edge("b", "c", "related")]
+    graph = topic_graph(["a", "b", "c", "d"], [*edges, Edge("d", "a", "parent")], seeds=["a"])
+    assert graph is not None
+    assert graph.columns == [("seed tags", ["a", "d"]), ("hop 1", ["b"]), ("hop 2", ["c"])]

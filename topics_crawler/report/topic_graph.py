@@ -116,26 +116,36 @@ def topic_graph(
 
 
 def _layers(crawled: set[str], edges: Sequence[Edge], seeds: list[str]) -> dict[str, int]:
-    """Hops from the seeds over edges between crawled tags; a crawled tag no seed
-    reaches starts a layer-0 walk of its own (in name order)."""
-    out: dict[str, list[str]] = defaultdict(list)
+    """Hops from the seeds between crawled tags over ``related`` edges (what a
+    ``related_depth`` crawl follows), then over any edge for tags those do not reach; a
+    crawled tag still unreached starts a layer-0 walk of its own (in name order)."""
+    related: dict[str, list[str]] = defaultdict(list)
+    every: dict[str, list[str]] = defaultdict(list)
     for edge in edges:
         if edge.to in crawled:
-            out[edge.from_tag].append(edge.to)
-    layer: dict[str, int] = {}
-    starts = [seeds, *([node] for node in sorted(crawled))]
-    for group in starts:  # the seeds together, then each tag no walk reached yet
-        frontier = [node for node in group if node not in layer]
-        layer.update(dict.fromkeys(frontier, 0))
-        while frontier:
-            following = []
-            for node in frontier:
-                for target in out[node]:
-                    if target not in layer:
-                        layer[target] = layer[node] + 1
-                        following.append(target)
-            frontier = following
+            every[edge.from_tag].append(edge.to)
+            if edge.kind == "related":
+                related[edge.from_tag].append(edge.to)
+    layer = dict.fromkeys(seeds, 0)
+    _walk(list(seeds), related, layer)
+    _walk(sorted(layer, key=lambda node: (layer[node], node)), every, layer)
+    for node in sorted(crawled):
+        if node not in layer:
+            layer[node] = 0
+            _walk([node], every, layer)
     return layer
+
+
+def _walk(frontier: list[str], out: dict[str, list[str]], layer: dict[str, int]) -> None:
+    """Breadth-first from ``frontier`` (already in ``layer``), giving unseen nodes a layer."""
+    while frontier:
+        following = []
+        for node in frontier:
+            for target in out[node]:
+                if target not in layer:
+                    layer[target] = layer[node] + 1
+                    following.append(target)
+        frontier = following
 
 
 def svg(graph: TopicGraph) -> str:
