@@ -12,6 +12,8 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
     scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
     scrapy crawl topics -a tags=llm -a source=feed -s DATASET_DIR=data/llm   # only what is new
+    scrapy crawl topics -a tags=llm -a related_depth=2 -a max_tags=50   # the topic graph
+    scrapy crawl topics -a tags=llm -a author_stories=100   # each author's archive too
 
 Scrapy's debugging commands take any Medium URL with no argument: ``scrapy parse
 --spider=topics <url>`` runs the callback of that page's kind (:meth:`TopicsSpider.parse`)
