@@ -105,7 +105,9 @@ def test_a_valid_page_gives_its_posts_and_next_cursor() -> None:
         (answer({"posts": "unavailable"}), "wrong_type"),
         (answer({"posts": [None]}), "wrong_type"),
         (answer({"posts": [{"id": "abc"}]}), "missing_field"),
-        (answer({"posts": [POST], "pagingInfo": {"next": {"to": "9"}}}), "wrong_type"),
+        (answer({"posts": [POST], "pagingInfo": {"next": {"to": "9"}}}), "missing_field"),
+        (answer({"posts": [POST], "pagingInfo": {"next": {"from": 9}}}), "wrong_type"),
+        (answer({"posts": [POST], "pagingInfo": []}), "wrong_type"),
         (answer({"posts": [POST], "pagingInfo": {"next": {"from": "L1"}}}), "repeated_cursor"),
     ],
 )

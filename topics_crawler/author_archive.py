@@ -27,9 +27,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlencode
 
+from topics_crawler.graphql.strict import (
+    ReadFailure,
+    ShapeError,
+    decode,
+    first_result,
+    kind,
+    member,
+)
 from topics_crawler.graphql.tag_archive import GRAPHQL_URL, POST_FIELDS
 from topics_crawler.pages import ListingCursor
-from topics_crawler.pages.state import StateError, parse_json_payload
 from topics_crawler.urls import author_url
 
 OPERATION_NAME = "UserArchivePostsQuery"
@@ -75,6 +82,7 @@ ArchiveFailureReason = Literal[
     "repeated_cursor",
     "not_a_stream",
     "parse_errors",
+    "unknown_cursor",
 ]
 
 
@@ -122,80 +130,51 @@ class UserPostsPage:
     next_cursor: ListingCursor | None
 
 
-@dataclass(frozen=True)
-class ArchiveReadFailure:
-    """Why an archive page cannot be used: ``reason`` (stats key), ``detail`` (log text)."""
-
-    reason: ArchiveFailureReason
-    detail: str
+#: Why an archive page cannot be used (``reason``: an :data:`ArchiveFailureReason`).
+ArchiveReadFailure = ReadFailure
 
 
 def read_user_posts(
     body: bytes | str, owner: str | None, seen_cursors: Collection[str] = ()
 ) -> UserPostsPage | ArchiveReadFailure:
-    """``[0].data.userResult.homepagePostsConnection`` of one answer, every level checked;
-    never raises."""
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    """``[0].data.userResult.homepagePostsConnection`` of one answer, every level checked
+    (:mod:`topics_crawler.graphql.strict`); never raises."""
     try:
-        payload = parse_json_payload(text)
-    except StateError as exc:
-        return ArchiveReadFailure("not_json", str(exc))
-    if not isinstance(payload, list) or len(payload) != 1:
-        return ArchiveReadFailure("not_a_batch", "the answer is not a batch of one operation")
-    answer = payload[0]
-    if not isinstance(answer, dict):
-        return ArchiveReadFailure("wrong_type", "the operation's answer is not an object")
-    errors = answer.get("errors")
-    if errors:
-        messages = [e.get("message") for e in errors if isinstance(e, dict)][:3]
-        return ArchiveReadFailure("graphql_errors", "; ".join(map(str, messages)) or "errors")
-    user = _object(answer.get("data"), "userResult")
-    if isinstance(user, ArchiveReadFailure):
-        return user
-    if user is None or user.get("__typename") != "User":
-        return ArchiveReadFailure("user_not_found", f"userResult is {_shape(user)}")
-    connection = _object(user, "homepagePostsConnection")
-    if not isinstance(connection, dict):
-        return connection or ArchiveReadFailure("missing_field", "no homepagePostsConnection")
-    posts = connection.get("posts")
-    if not isinstance(posts, list):
-        return ArchiveReadFailure("wrong_type", f"posts is {_shape(posts)}")
-    for index, post in enumerate(posts):
-        if not isinstance(post, dict):
-            return ArchiveReadFailure("wrong_type", f"posts[{index}] is {_shape(post)}")
-        for name in ("id", "mediumUrl"):
-            if not isinstance(post.get(name), str) or not post[name]:
-                return ArchiveReadFailure("missing_field", f"posts[{index}].{name} missing")
-    return _with_next(posts, connection.get("pagingInfo"), owner, seen_cursors)
+        data = member(first_result(decode(body)), "data", dict, "")
+        user = data.get("userResult")
+        if user is None or (isinstance(user, dict) and user.get("__typename") != "User"):
+            detail = f"data.userResult is {kind(user) if user is None else user.get('__typename')}"
+            raise ShapeError("user_not_found", detail)
+        user = member(data, "userResult", dict, "data.")
+        where = "data.userResult.homepagePostsConnection."
+        connection = member(user, "homepagePostsConnection", dict, "data.userResult.")
+        posts = member(connection, "posts", list, where)
+        for index, post in enumerate(posts):
+            if not isinstance(post, dict):
+                raise ShapeError("wrong_type", f"{where}posts[{index}] is {kind(post)}")
+            for name in ("id", "mediumUrl"):
+                if not member(post, name, str, f"{where}posts[{index}]."):
+                    raise ShapeError("missing_field", f"{where}posts[{index}].{name} is empty")
+        return UserPostsPage(posts, _next_cursor(connection, where, owner, seen_cursors))
+    except ShapeError as problem:
+        return problem.failure
 
 
-def _with_next(
-    posts: list[dict[str, Any]], paging: Any, owner: str | None, seen: Collection[str]
-) -> UserPostsPage | ArchiveReadFailure:
+def _next_cursor(
+    connection: dict[str, Any], where: str, owner: str | None, seen: Collection[str]
+) -> ListingCursor | None:
+    paging = connection.get("pagingInfo")
     if paging is None:
-        return UserPostsPage(posts, None)
+        return None
     if not isinstance(paging, dict):
-        return ArchiveReadFailure("wrong_type", f"pagingInfo is {_shape(paging)}")
+        raise ShapeError("wrong_type", f"{where}pagingInfo is {kind(paging)}")
     following = paging.get("next")
     if following is None:
-        return UserPostsPage(posts, None)
-    if not isinstance(following, dict) or not isinstance(following.get("from"), str):
-        return ArchiveReadFailure("wrong_type", f"pagingInfo.next is {_shape(following)}")
-    if following["from"] in seen:
-        return ArchiveReadFailure("repeated_cursor", f"cursor {following['from']!r} came back")
-    cursor = {k: v for k, v in following.items() if k in {"from", "limit"}}
-    return UserPostsPage(posts, ListingCursor("author_stories", owner, cursor))
-
-
-def _object(parent: Any, name: str) -> dict[str, Any] | ArchiveReadFailure | None:
-    """``parent[name]`` as an object (None when null or absent)."""
-    if not isinstance(parent, dict):
-        return ArchiveReadFailure("missing_field", f"no object holds {name}")
-    value = parent.get(name)
-    if value is None or isinstance(value, dict):
-        return value
-    return ArchiveReadFailure("wrong_type", f"{name} is {_shape(value)}")
-
-
-def _shape(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
+        return None
+    if not isinstance(following, dict):
+        raise ShapeError("wrong_type", f"{where}pagingInfo.next is {kind(following)}")
+    cursor = member(following, "from", str, f"{where}pagingInfo.next.")
+    if cursor in seen:
+        raise ShapeError("repeated_cursor", f"cursor {cursor!r} came back (a paging loop)")
+    values = {k: v for k, v in following.items() if k in {"from", "limit"}}
+    return ListingCursor("author_stories", owner, values)
