@@ -6,6 +6,9 @@ same tags, each once, within the cap."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.crawl_helpers import CrawlRun, run_crawl
-from tests.services import RedisServer
+from tests.services import ROOT, RedisServer, wait_until
 from tests.site.server import SiteServer
 from tests.site.topic_graph import BREADTH_FIRST, MISSING, SEED, topic_graph_site
 
@@ -127,3 +130,33 @@ def test_two_workers_on_redis_walk_the_same_graph_within_the_cap(tmp_path: Path)
     assert sum(run.stats.get("tags/followed", 0) for run in runs) == 6
     pages = Counter(page["tag"] for run in runs for page in run.of_type("tag_page"))
     assert pages == Counter(tag for tag in walk_to(3, cap=7) if tag not in MISSING)
+
+
+def test_a_walk_killed_mid_way_resumes_from_its_jobdir_to_the_same_tags(tmp_path: Path) -> None:
+    """SIGKILL while the walk is at its third tag; the same command with the same JOBDIR
+    requests the rest of the walk (its state came back with the journaled request)."""
+    with SiteServer(topic_graph_site(), latency=0.3) as site:
+        command = [
+            sys.executable, "-m", "scrapy", "crawl", "topics", "-a", f"tags={SEED}",
+            "-a", "follow=none", "-a", "related_depth=3", "-o", str(tmp_path / "items.jsonl"),
+            "-s", f"MEDIUM_BASE_URL={site.base_url}", "-s", f"JOBDIR={tmp_path / 'job'}",
+            "-s", f"LOG_FILE={tmp_path / 'crawl.log'}", "-s", "AUTOTHROTTLE_ENABLED=False",
+        ]  # fmt: skip
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("MEDIUM_BASE_URL", None)
+        first = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+        try:
+            wait_until(lambda: sum(requested_tags(site).values()) >= 3, 60, "three tag pages")
+        finally:
+            first.kill()  # SIGKILL: no clean shutdown of anything
+        assert first.wait(10) == -9
+        before = requested_tags(site)
+        assert sum(before.values()) < len(walk_to(3)), "kill the walk mid-way"
+        site.clear_log()
+        second = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+        assert second.wait(120) == 0
+        after = requested_tags(site)
+    assert set(before) | set(after) == set(walk_to(3))
+    assert max((before + after).values()) <= 2  # at most the page in flight at the kill, again
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert "Topic graph done: 9 tag(s) requested" in log
