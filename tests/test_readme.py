@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.content import default_site
 from tests.site.model import SiteContent
 from tests.site.server import SiteServer
+from tests.site.topic_graph import topic_graph_site
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -93,8 +93,9 @@ def test_every_readme_command_is_run_or_covered() -> None:
 
 
 def readme_site() -> SiteContent:
-    """The default site, a 60-story archive, the README's ``llm`` tag and ``@ev``."""
-    content = copy.deepcopy(default_site().with_archive("distributed-training", 60, seed=1))
+    """The default site with its related-tag graph, a 60-story archive, the README's ``llm``
+    tag and ``@ev``."""
+    content = copy.deepcopy(topic_graph_site().with_archive("distributed-training", 60, seed=1))
     learning = content.tags["machine-learning"]
     content.tags["llm"] = dataclasses.replace(copy.deepcopy(learning), slug="llm", name="LLM")
     someone = next(iter(content.authors.values()))

@@ -23,7 +23,7 @@ from topics_crawler.middlewares.blocked import (
 )
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.pages._blocked import detect_block, is_signin_url
-from topics_crawler.spiders.topics import failure_reason
+from topics_crawler.spiders._helpers import failure_reason
 
 STORY = "https://medium.com/@ev/welcome-to-medium-9e53ca408c48"
 CLOUDFLARE_PAGE = """<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title>

@@ -17,7 +17,7 @@ from topics_crawler.middlewares.link_safety import (
     mirror_netloc,
 )
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
-from topics_crawler.spiders.topics import failure_reason
+from topics_crawler.spiders._helpers import failure_reason
 
 MIRROR = "http://127.0.0.1:8123"
 

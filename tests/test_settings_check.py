@@ -97,6 +97,7 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "REMOTE_CONTROL_ENABLED": ("open", "'open' is not true or false"),
     "HISTORY_PAGE_SIZE": ("500", "'500' is above 100"),
     "HISTORY_MAX_PAGES": ("0", "'0' is below 1"),
+    "AUTHOR_ARCHIVE_MAX_PAGES": ("none", "'none' is not a whole number"),
     "RENDER_MODE": ("sometimes", "'sometimes' is not one of auto, always, never"),
     "RENDER_SCROLL_IDLE_TRIES": ("0", "'0' is below 1"),
     "RENDER_SCROLL_PAUSE": ("-1", "'-1' is below 0"),

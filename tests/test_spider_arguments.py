@@ -41,6 +41,17 @@ def test_follow_and_max_stories() -> None:
     assert CrawlOptions.from_arguments(tags="ai", follow="none").follow == frozenset()
 
 
+def test_topic_graph_and_archive_arguments() -> None:
+    assert (CrawlOptions.from_arguments(tags="ai").related_depth, CrawlOptions.from_arguments(
+        tags="ai").max_tags) == (0, None)  # fmt: skip
+    options = CrawlOptions.from_arguments(tags="ai,llm", related_depth="2", max_tags="2")
+    assert (options.related_depth, options.max_tags) == (2, 2)  # the seeds count
+    assert CrawlOptions.from_arguments(tags="ai").author_stories == 0
+    assert CrawlOptions.from_arguments(tags="ai", author_stories="40").author_stories == 40
+    spider = TopicsSpider(tags="ai", related_depth="1", colour="blue")
+    assert spider.arguments == {"tags": "ai", "related_depth": "1"}
+
+
 def test_scrapyd_and_unknown_arguments_are_kept_aside() -> None:
     spider = TopicsSpider(tags="ai", _job="abc123", colour="blue")
     assert spider.options.ignored == {"colour": "blue"}
@@ -60,6 +71,15 @@ def test_scrapyd_and_unknown_arguments_are_kept_aside() -> None:
         ({"tags": "ai", "responses": "some"}, "responses: 'some' is not a whole number"),
         ({"tags": "ai", "responses": "-1"}, "responses: must be 0 to 1000"),
         ({"tags": "ai", "responses": "5000"}, "responses: must be 0 to 1000"),
+        ({"tags": "ai", "related_depth": "deep"}, "related_depth: 'deep' is not a whole number"),
+        ({"tags": "ai", "related_depth": "-1"}, "related_depth: must be 0 to 10"),
+        ({"tags": "ai", "related_depth": "11"}, "related_depth: must be 0 to 10"),
+        ({"tags": "ai", "related_depth": "1", "source": "feed"}, "drop -a source=feed"),
+        ({"tags": "ai", "max_tags": "5"}, "max_tags: only applies with -a related_depth"),
+        ({"tags": "ai", "related_depth": "1", "max_tags": "0"}, "max_tags: must be 1 to"),
+        ({"tags": "ai,llm,gpu", "related_depth": "1", "max_tags": "2"}, "fewer than the 3"),
+        ({"tags": "ai", "author_stories": "all"}, "author_stories: 'all' is not a whole"),
+        ({"tags": "ai", "author_stories": "-5"}, "author_stories: must be 0 to"),
     ],
 )
 def test_bad_arguments(arguments: dict[str, str], message: str) -> None:
@@ -73,6 +93,7 @@ def test_bad_arguments(arguments: dict[str, str], message: str) -> None:
         ["-a", "max_stories=0", "-a", "tags=ai"],
         ["-a", "tags=ai", "-a", "follow=bogus"],
         ["-a", "tags=ai", "-a", "responses=lots"],
+        ["-a", "tags=ai", "-a", "related_depth=1", "-a", "max_tags=none"],
         [],
     ],
 )

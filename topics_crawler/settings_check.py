@@ -332,6 +332,7 @@ RULES: dict[str, Check] = {
     # tag history, browser
     "HISTORY_PAGE_SIZE": number(minimum=1, maximum=100, whole=True),
     "HISTORY_MAX_PAGES": number(minimum=1, whole=True),
+    "AUTHOR_ARCHIVE_MAX_PAGES": number(minimum=1, whole=True),
     "RENDER_MODE": choice("auto", "always", "never"),
     "RENDER_SCROLL_IDLE_TRIES": number(minimum=1, whole=True),
     "RENDER_SCROLL_PAUSE": _POSITIVE,

@@ -180,7 +180,7 @@ def _connection(
     chunk = [] if fault == "empty_page" else stories[start : start + first]
     edges: list[Result] = [
         {"__typename": "TagPostEdge", "cursor": cursor_for(sort_order, start + i + 1),
-         "node": _post_node(content, story)}
+         "node": post_node(content, story)}
         for i, story in enumerate(chunk)
     ]  # fmt: skip
     if fault == "null_node" and len(edges) > 1:
@@ -198,7 +198,7 @@ def _connection(
     return connection
 
 
-def _post_node(content: SiteContent, story: SiteStory) -> Result:
+def post_node(content: SiteContent, story: SiteStory) -> Result:
     """The ``Post`` fields the archive feed selects, nested objects inline."""
     author = content.authors[story.author]
     publication = content.publication_of(story)

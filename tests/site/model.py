@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from tests.site.author_archive import ArchiveSpec
     from tests.site.threads import SiteResponse
 
 MEDIUM_ROOT = "https://medium.com"
@@ -218,6 +219,8 @@ class SiteContent:
     now: datetime | None = None
     """Clock of relative card dates ("3d ago"); None means the real clock."""
     graphql_fault: str | None = None
+    author_archives: dict[str, ArchiveSpec] = field(default_factory=dict)
+    """Username → how the profile pages its stories (tests/site/author_archive.py)."""
     """Misbehaviour of ``/_/graphql`` for tests, one of ``tests.site.graphql.FAULTS``."""
     threads: dict[str, list[SiteResponse]] = field(default_factory=dict)
     """Story id → its top-level responses (each with its replies); see ``tests.site.threads``."""

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from tests.site.apollo import StateBuilder, paragraph_name, ref, root_call
+from tests.site.author_archive import profile_stories, state_connection
 from tests.site.cards import card
 from tests.site.markup import day_text, esc, href, image_url, page, short_count
 from tests.site.model import MEDIUM_ROOT, SiteAuthor, SiteContent, SitePublication, SiteStory
@@ -193,8 +194,11 @@ def author_page(content: SiteContent, author: SiteAuthor) -> str:
     state = StateBuilder(content)
     state.query(root_call("userResult", username=author.username), ref(state.user(author)))
     stories = content.stories_by(author.username)
-    for story in stories[:3]:
-        state.post(story)
+    if author.username in content.author_archives:  # the first page and a cursor
+        stories = profile_stories(content, author)[0]
+    post_keys = [state.post(story) for story in stories[:3]]
+    if author.username in content.author_archives:
+        state.entities[f"User:{author.id}"].update(state_connection(content, author, post_keys))
     followed = [content.authors[name] for name in author.following_list]
     sidebar = ""
     if followed:

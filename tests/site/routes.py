@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
+from tests.site.author_archive import JSON as ARCHIVE_JSON
+from tests.site.author_archive import archive_graphql, legacy_profile_page, stream_answer
 from tests.site.feed import user_feed
 from tests.site.feeds import XML as FEED_XML
 from tests.site.feeds import tag_feed
@@ -48,7 +50,11 @@ def redirect(location: str) -> Response:
 
 
 def resolve(content: SiteContent, raw_path: str) -> Response:
-    """The response for ``raw_path`` (query string ignored, like Medium's tracking)."""
+    """The response for ``raw_path`` (query string ignored, like Medium's tracking, except
+    by the profile stream of author archives)."""
+    stream = stream_answer(content, raw_path)
+    if stream is not None:
+        return Response(stream[0], stream[1], {"Content-Type": ARCHIVE_JSON})
     path = unquote(urlsplit(raw_path).path) or "/"
     if path.startswith(_HOST_PREFIX):
         host, _, rest = path[len(_HOST_PREFIX) :].partition("/")
@@ -60,7 +66,8 @@ def resolve_post(content: SiteContent, raw_path: str, body: bytes) -> Response:
     """The response to a POST: only ``/_/graphql`` takes them (see tests/site/graphql.py)."""
     if urlsplit(raw_path).path != "/_/graphql":
         return Response(405, b"", {"Allow": "GET, HEAD", "Content-Type": HTML})
-    status, payload, headers = graphql_response(content, body)
+    archived = archive_graphql(content, body)
+    status, payload, headers = archived or graphql_response(content, body)
     return Response(status, payload, headers)
 
 
@@ -84,7 +91,12 @@ def _on_medium(content: SiteContent, path: str) -> Response:
         return redirect(content.story_path(story)) if story else not_found(path)
     if len(segments) == 1 and segments[0].startswith("@"):
         author = content.authors.get(segments[0][1:])
-        return html(author_page(content, author)) if author else not_found(path)
+        if author is None:
+            return not_found(path)
+        archive = content.author_archives.get(author.username)
+        if archive is not None and archive.form == "stream":
+            return html(legacy_profile_page(content, author))
+        return html(author_page(content, author))
     if len(segments) == 1 and segments[0] in content.publications:
         publication = content.publications[segments[0]]
         if publication.domain:

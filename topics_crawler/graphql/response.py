@@ -20,10 +20,10 @@ from typing import Any, Literal
 from topics_crawler.graphql.strict import (
     ReadFailure,
     ShapeError,
-    first_result,
-    member,
-    member_list,
-    member_node,
+    first_result_node,
+    required,
+    required_list,
+    required_node,
     wrong_typename,
 )
 from topics_crawler.graphql.tag_archive import FEED_ALIAS
@@ -69,7 +69,7 @@ def read_archive_response(
     listing; any of them coming back is a ``repeated_cursor`` failure.
     """
     try:
-        page = _page(_feed(first_result(body)))
+        page = _page(_feed(first_result_node(body)))
         _check_cursors(page, seen_cursors)
     except ShapeError as problem:
         return ArchiveFailure(problem.reason, problem.detail)
@@ -77,20 +77,20 @@ def read_archive_response(
 
 
 def _feed(result: Node) -> Node:
-    data = member_node(result, "data", "")
+    data = required_node(result, "data", "")
     if not data.has("tagFromSlug"):
         raise ShapeError("missing_field", "data.tagFromSlug is missing")
     if data.value("tagFromSlug") is None:
         raise ShapeError("tag_not_found", "data.tagFromSlug is null (no such tag)")
-    tag = member_node(data, "tagFromSlug", "data.")
-    return member_node(tag, FEED_ALIAS, "data.tagFromSlug.")
+    tag = required_node(data, "tagFromSlug", "data.")
+    return required_node(tag, FEED_ALIAS, "data.tagFromSlug.")
 
 
 def _page(feed: Node) -> ArchivePage:
     where = f"data.tagFromSlug.{FEED_ALIAS}."
-    edges = member_list(feed, "edges", where)
-    page_info = member_node(feed, "pageInfo", where)
-    has_next = member(page_info, "hasNextPage", bool, where + "pageInfo.")
+    edges = required_list(feed, "edges", where)
+    page_info = required_node(feed, "pageInfo", where)
+    has_next = required(page_info, "hasNextPage", bool, where + "pageInfo.")
     end_cursor = page_info.value("endCursor")
     if end_cursor is not None and not isinstance(end_cursor, str):
         raise ShapeError("wrong_type", f"{where}pageInfo.endCursor is {kind_of(end_cursor)}")
@@ -112,15 +112,15 @@ def _edge(feed: Node, value: Any, where: str) -> tuple[Node, str]:
     if not isinstance(value, dict):
         raise ShapeError("wrong_type", f"{where} is {kind_of(value)}, not an object")
     edge = Node(feed.state, value)
-    cursor = member(edge, "cursor", str, where + ".")
+    cursor = required(edge, "cursor", str, where + ".")
     if edge.has("node") and edge.value("node") is None:
         raise ShapeError("null_node", f"{where}.node is null")
-    node = member_node(edge, "node", where + ".")
+    node = required_node(edge, "node", where + ".")
     other = wrong_typename(node, "Post")
     if other is not None:
         raise ShapeError("wrong_type", f"{where}.node is a {other}, not a Post")
     for name, expected in REQUIRED_NODE_FIELDS.items():
-        if not member(node, name, expected, where + ".node."):
+        if not required(node, name, expected, where + ".node."):
             raise ShapeError("missing_field", f"{where}.node.{name} is empty")
     return node, cursor
 

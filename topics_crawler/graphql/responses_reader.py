@@ -24,10 +24,10 @@ from typing import Any, Literal
 from topics_crawler.graphql.strict import (
     ReadFailure,
     ShapeError,
-    first_result,
-    member_list,
-    member_node,
+    first_result_node,
     optional_node,
+    required_list,
+    required_node,
     wrong_typename,
 )
 from topics_crawler.items import StoryResponse
@@ -79,9 +79,9 @@ def read_responses(
 ) -> ResponsesPage | ResponsesFailure:
     """The response rows of an answer about ``story_id`` (at most ``limit`` rows)."""
     try:
-        post = _post(first_result(body), story_id)
-        connection = member_node(post, "threadedPostResponses", "data.post.")
-        posts = member_list(connection, "posts", "data.post.threadedPostResponses.")
+        post = _post(first_result_node(body), story_id)
+        connection = required_node(post, "threadedPostResponses", "data.post.")
+        posts = required_list(connection, "posts", "data.post.threadedPostResponses.")
         next_to = _next_cursor(connection, seen_cursors)
     except ShapeError as problem:
         return ResponsesFailure(problem.reason, problem.detail)
@@ -94,12 +94,12 @@ def read_responses(
 
 
 def _post(result: Node, story_id: str) -> Node:
-    data = member_node(result, "data", "")
+    data = required_node(result, "data", "")
     if not data.has("post"):
         raise ShapeError("missing_field", "data.post is missing")
     if data.value("post") is None:
         raise ShapeError("post_not_found", f"data.post is null (no post {story_id})")
-    post = member_node(data, "post", "data.")
+    post = required_node(data, "post", "data.")
     other = wrong_typename(post, "Post")
     if other is not None:
         raise ShapeError("wrong_type", f"data.post is a {other}, not a Post")

@@ -1,55 +1,117 @@
-"""Strict reading of a GraphQL answer, shared by the validators of undocumented operations
-(:mod:`~topics_crawler.graphql.response` for tag archive pages,
-:mod:`~topics_crawler.graphql.responses_reader` for post responses).
+"""Strict reading of a GraphQL answer, shared by the readers of Medium's endpoint.
 
-An answer is decoded, the first result of its batch taken, its ``errors`` turned into a
-failure, and every member a validator needs is read through the state reader's
-:class:`~topics_crawler.pages.state.Node` (references followed, nothing indexed raw):
-a member that is missing, null or of the wrong type raises :class:`ShapeError` naming
-its path and type, which the validator returns as its :class:`ReadFailure` — never a
-``KeyError`` or ``TypeError``.
+Medium's GraphQL endpoint is not documented and most of its answers were never seen, so a
+reader takes nothing on trust: it walks the answer member by member (present, of the
+expected type), and the first thing wrong raises :class:`ShapeError`, which the reader's
+entry point turns into the :class:`ReadFailure` it returns (``reason``: a short stats key;
+``detail``: a sentence for the log). An entry point never raises.
+
+Two ways to walk, one base: :func:`first_result_node` and :func:`required` /
+:func:`required_node` / :func:`required_list` / :func:`optional_node` read the answer
+through the state reader's :class:`~topics_crawler.pages.state.Node` accessors (the tag
+archive and responses readers, :mod:`.response` and :mod:`.responses_reader`)::
+
+    try:
+        data = required_node(first_result_node(body), "data", "")
+        tag = required_node(data, "tagFromSlug", "data.")
+    except ShapeError as problem:
+        return ArchiveFailure(problem.reason, problem.detail)
+
+:func:`decode`, :func:`first_result` and :func:`member` walk the decoded dicts
+(:mod:`topics_crawler.author_archive`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from topics_crawler.pages.state import Node, State, StateError, kind_of, parse_json_payload
 
-_MAX_MESSAGES = 3
+#: Error messages quoted in a ``graphql_errors`` detail.
+MAX_MESSAGES = 3
+T = TypeVar("T")
 _EXPECTED = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
 
 
 @dataclass(frozen=True)
 class ReadFailure:
-    """Why an answer cannot be used: ``reason`` (a stats key) and ``detail`` (log text)."""
+    """Why an answer cannot be used: ``reason`` (stats key) and ``detail`` (log text)."""
 
     reason: str
     detail: str
 
 
 class ShapeError(Exception):
-    """The first problem found in an answer (``reason``: a stats key)."""
+    """The answer is not what the reader expects; :attr:`failure` says why."""
 
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
+        self.failure = ReadFailure(reason, detail)
+
+    @property
+    def reason(self) -> str:
+        return self.failure.reason
+
+    @property
+    def detail(self) -> str:
+        return self.failure.detail
 
 
-def first_result(body: bytes | str) -> Node:
-    """The first result of a batch answer (``[{"data": …}]``); ``not_json``,
-    ``not_a_batch``, ``graphql_errors`` or ``wrong_type`` (``errors`` not an array)."""
+def decode(body: bytes | str) -> Any:
+    """The answer's JSON (an XSSI guard stripped); ``not_json`` when it is none."""
     text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
     try:
-        decoded = parse_json_payload(text)
+        return parse_json_payload(text)
     except StateError as exc:
         raise ShapeError("not_json", f"response is not JSON: {exc}") from None
+
+
+def first_result(batch: Any) -> dict[str, Any]:
+    """The one result of a batch of one operation (``not_a_batch``, ``graphql_errors``)."""
+    if isinstance(batch, dict) and "errors" in batch:
+        raise_for_errors(batch)
+    if not isinstance(batch, list) or len(batch) != 1:
+        raise ShapeError("not_a_batch", f"expected a JSON array of one result, got {kind(batch)}")
+    result = batch[0]
+    if not isinstance(result, dict):
+        raise ShapeError("not_a_batch", f"batch result [0] is {kind(result)}, not an object")
+    raise_for_errors(result)
+    return result
+
+
+def raise_for_errors(result: dict[str, Any]) -> None:
+    """``graphql_errors`` (with the first messages) when the result carries errors."""
+    _raise_for_errors(Node(State(references={}), result))
+
+
+def member(parent: dict[str, Any], name: str, expected: type[T], where: str) -> T:
+    """``parent[name]``, which must be present (``missing_field``) and an ``expected``
+    (``wrong_type``); ``where`` is the path of ``parent`` for the detail (``data.``)."""
+    if name not in parent or parent[name] is None:
+        raise ShapeError("missing_field", f"{where}{name} is missing")
+    value = parent[name]
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        raise ShapeError("wrong_type", f"{where}{name} is {kind(value)}, not {expected.__name__}")
+    return value
+
+
+def kind(value: Any) -> str:
+    """A JSON value's kind for a detail (``null``, ``list``, ``str``…)."""
+    return "null" if value is None else type(value).__name__
+
+
+# --- through the state reader's Nodes ------------------------------------------------------
+
+
+def first_result_node(body: bytes | str) -> Node:
+    """The first result of a batch answer (``[{"data": …}]``), as a node: ``not_json``,
+    ``not_a_batch``, ``graphql_errors`` or ``wrong_type`` (``errors`` not an array)."""
+    decoded = decode(body)
     state = State(references={})
-    answer = Node(state, {"answer": decoded}, "answer")
     if isinstance(decoded, dict):  # a lone result: the endpoint refused the whole batch
         _raise_for_errors(Node(state, decoded))
+    answer = Node(state, {"answer": decoded}, "answer")
     results = answer.list("answer") if isinstance(decoded, list) else []
     if not results:
         raise ShapeError("not_a_batch", f"expected a JSON array of results, got {kind_of(decoded)}")
@@ -66,17 +128,17 @@ def _raise_for_errors(result: Node) -> None:
         return
     if not isinstance(errors, list):
         raise ShapeError("wrong_type", f"errors is {kind_of(errors)}, not an array")
-    messages = [_error_message(result.state, e) for e in result.list("errors")[:_MAX_MESSAGES]]
-    more = f" (+{len(errors) - _MAX_MESSAGES} more)" if len(errors) > _MAX_MESSAGES else ""
+    messages = [_message(result.state, e) for e in result.list("errors")[:MAX_MESSAGES]]
+    more = f" (+{len(errors) - MAX_MESSAGES} more)" if len(errors) > MAX_MESSAGES else ""
     raise ShapeError("graphql_errors", "endpoint answered errors: " + "; ".join(messages) + more)
 
 
-def _error_message(state: State, error: Any) -> str:
+def _message(state: State, error: Any) -> str:
     message = Node(state, error).str("message") if isinstance(error, dict) else None
     return message.strip()[:200] if message and message.strip() else repr(error)
 
 
-def member(node: Node, name: str, expected: type, where: str) -> Any:
+def required(node: Node, name: str, expected: type, where: str) -> Any:
     """The value of a required member: ``missing_field`` when absent or null,
     ``wrong_type`` when not ``expected`` (booleans count only as booleans)."""
     if not node.has(name):
@@ -91,14 +153,14 @@ def member(node: Node, name: str, expected: type, where: str) -> Any:
     return value
 
 
-def member_node(node: Node, name: str, where: str) -> Node:
-    """A required object member, as a node (see :func:`member`)."""
-    return Node(node.state, member(node, name, dict, where))
+def required_node(node: Node, name: str, where: str) -> Node:
+    """A required object member, as a node (see :func:`required`)."""
+    return Node(node.state, required(node, name, dict, where))
 
 
-def member_list(node: Node, name: str, where: str) -> list[Any]:
-    """A required array member, its elements with references followed (see :func:`member`)."""
-    member(node, name, list, where)
+def required_list(node: Node, name: str, where: str) -> list[Any]:
+    """A required array member, its elements with references followed (see :func:`required`)."""
+    required(node, name, list, where)
     return node.list(name)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -9,12 +10,15 @@ from typing import TYPE_CHECKING
 from topics_crawler.dataset import ENTITIES
 from topics_crawler.report import summary
 from topics_crawler.report.load import ReportData, load_failures
+from topics_crawler.report.topic_graph import NO_EDGES, TopicGraph, caption, load_topic_graph, svg
 from topics_crawler.report.web import web_page
 
 if TYPE_CHECKING:
     from topics_crawler.report.charts import Chart
 
 TITLE = "Dataset report"
+GRAPH_TITLE = "Topic graph"
+GRAPH_FILE = "topic_graph.svg"
 
 
 def facts(data: ReportData) -> list[tuple[str, str]]:
@@ -38,26 +42,48 @@ def _md_cell(text: str) -> str:
     return text.replace("|", r"\|")
 
 
-def markdown(data: ReportData, charts: Sequence[Chart]) -> str:
+def topic_graph_of(data: ReportData) -> TopicGraph | None:
+    """The crawled tags and their edges (None: the dataset has no tag edges)."""
+    return load_topic_graph(data.directory, data.manifest.get("tags") or [])
+
+
+def markdown(data: ReportData, charts: Sequence[Chart], graph: TopicGraph | None = None) -> str:
     lines = [f"# {TITLE}", "", "| | |", "|---|---|"]
     lines += [f"| {name} | {_md_cell(value)} |" for name, value in facts(data)]
     for chart in charts:
         lines += ["", f"## {chart.title}", "", f"![{chart.title}]({chart.path.name})", ""]
         if chart.caption:
             lines.append(chart.caption)
+    lines += ["", f"## {GRAPH_TITLE}", ""]
+    if graph is None:
+        lines.append(NO_EDGES)
+    else:
+        lines += [f"![{GRAPH_TITLE}]({GRAPH_FILE})", "", caption(graph)]
     return "\n".join(lines) + "\n"
 
 
-def html_page(data: ReportData, charts: Sequence[Chart]) -> str:
+def html_page(data: ReportData, charts: Sequence[Chart], graph: TopicGraph | None = None) -> str:
     """The self-contained web page (see :mod:`topics_crawler.report.web`)."""
-    return web_page(TITLE, facts(data), data, charts, load_failures(data.directory))
+    esc = html.escape
+    if graph is None:
+        topic_map = f"<p>{esc(NO_EDGES)}</p>"
+    else:
+        topic_map = f'{svg(graph)}<p class="caption">{esc(caption(graph))}</p>'
+    section = f"<section><h2>{GRAPH_TITLE}</h2>{topic_map}</section>\n"
+    return web_page(
+        TITLE, facts(data), data, charts, load_failures(data.directory), topic_map=section
+    )
 
 
 def write_report(data: ReportData, charts: Sequence[Chart], out: Path, fmt: str) -> Path:
-    """Write ``report.md`` or ``report.html`` into ``out``; returns its path."""
+    """Write ``report.md`` (with ``topic_graph.svg`` beside it) or ``report.html`` into
+    ``out``; returns its path."""
+    graph = topic_graph_of(data)
     if fmt == "html":
-        path, text = out / "report.html", html_page(data, charts)
+        path, text = out / "report.html", html_page(data, charts, graph)
     else:
-        path, text = out / "report.md", markdown(data, charts)
+        path, text = out / "report.md", markdown(data, charts, graph)
+        if graph is not None:
+            (out / GRAPH_FILE).write_text(svg(graph), "utf-8")
     path.write_text(text, "utf-8")
     return path

@@ -97,8 +97,10 @@ def web_page(
     data: ReportData,
     charts: Sequence[Chart],
     failures: Counter[str],
+    *,
+    topic_map: str = "",
 ) -> str:
-    """The whole page as one HTML string."""
+    """The whole page as one HTML string (``topic_map``: its topic-graph section)."""
     esc = html.escape
     chart_sections = "".join(
         f"<section><h2>{esc(c.title)}</h2>{embedded_image(c)}"
@@ -113,7 +115,7 @@ def web_page(
         + table(["", ""], facts)
         + "\n<section><h2>Top</h2>"
         + top_tables(data.stories)
-        + f"</section>\n{chart_sections}\n"
+        + f"</section>\n{chart_sections}\n{topic_map}"
         + f"<section><h2>Crawl runs</h2>{runs_table(data.manifest)}</section>\n"
         + f"<section><h2>Failed pages by reason</h2>{failures_table(failures)}</section>\n"
         + "</body></html>\n"

@@ -20,6 +20,18 @@ _SINCE_RE = re.compile(r"^(\d{4})-(\d{2})$")
 _TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
 
 
+#: The spider's ``-a`` arguments; any other is reported and ignored.
+SPIDER_ARGUMENTS = frozenset(
+    {"tags", "start_urls", "max_stories", "follow", "history", "since", "responses", "source"}
+    | {"related_depth", "max_tags", "author_stories"}
+)
+#: Deepest ``-a related_depth`` (each hop multiplies the tags by about ten).
+MAX_RELATED_DEPTH = 10
+#: Largest ``-a max_tags``.
+MAX_TAGS = 100_000
+#: Most archive stories per author ``-a author_stories`` accepts.
+MAX_AUTHOR_STORIES = 100_000
+
 NO_TAGS = (
     "give at least one tag: -a tags=distributed-training,machine-learning "
     "or -a start_urls=https://medium.com/tag/<slug>"
@@ -50,6 +62,21 @@ class CrawlOptions:
     """Responses (replies included) fetched per story over GraphQL; 0: none."""
     source: str = "tags"
     """Where stories come from: ``tags`` (tag pages) or ``feed`` (each tag's RSS feed)."""
+    related_depth: int = 0
+    """Follow related tags breadth-first up to this many hops from the seed tags (0: none)."""
+    max_tags: int | None = None
+    """Most tags one crawl requests, seed tags included (None: as many as the depth reaches)."""
+    author_stories: int = 0
+    """Stories paged from each followed author's archive beyond the profile's first page."""
+
+    @classmethod
+    def from_spider_arguments(
+        cls, arguments: Mapping[str, Any], *, require_tags: bool = True
+    ) -> CrawlOptions:
+        """From every ``-a`` argument as given: the known ones by name, the rest ``extra``."""
+        known = {k: v for k, v in arguments.items() if k in SPIDER_ARGUMENTS}
+        extra = {k: v for k, v in arguments.items() if k not in SPIDER_ARGUMENTS}
+        return cls.from_arguments(**known, extra=extra, require_tags=require_tags)
 
     @classmethod
     def from_arguments(
@@ -64,6 +91,9 @@ class CrawlOptions:
         since: str | None = None,
         responses: str | int | None = None,
         source: str | None = None,
+        related_depth: str | int | None = None,
+        max_tags: str | int | None = None,
+        author_stories: str | int | None = None,
         today: date | None = None,
         require_tags: bool = True,
     ) -> CrawlOptions:
@@ -76,6 +106,11 @@ class CrawlOptions:
         month = _parse_since(since, today or datetime.now(UTC).date())
         if month is not None and sort_order is None:
             raise SpiderArgumentError("since: only applies with -a history=newest|most_read")
+        source_choice = _parse_source(source, sort_order)
+        depth = _whole_number("related_depth", related_depth, 0, MAX_RELATED_DEPTH) or 0
+        tag_cap = _parse_max_tags(max_tags, depth, len(tag_urls))
+        if depth and source_choice == "feed":
+            raise SpiderArgumentError("related_depth: follows tag pages; drop -a source=feed")
         return cls(
             tag_urls=tag_urls,
             max_stories=_parse_max_stories(max_stories),
@@ -84,7 +119,11 @@ class CrawlOptions:
             history=sort_order,
             since=month,
             responses=_parse_responses(responses),
-            source=_parse_source(source, sort_order),
+            source=source_choice,
+            related_depth=depth,
+            max_tags=tag_cap,
+            author_stories=_whole_number("author_stories", author_stories, 0, MAX_AUTHOR_STORIES)
+            or 0,
         )
 
 
@@ -202,3 +241,29 @@ def _parse_source(value: str | None, history: SortOrder | None) -> str:
     if choice == "feed" and history is not None:
         raise SpiderArgumentError("source: feed reads the latest items only; drop -a history")
     return choice
+
+
+def _whole_number(name: str, value: str | int | None, low: int, high: int) -> int | None:
+    """``value`` as a whole number in ``low..high`` (None when not given)."""
+    if value is None or value == "":
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise SpiderArgumentError(f"{name}: {value!r} is not a whole number") from None
+    if not low <= number <= high:
+        raise SpiderArgumentError(f"{name}: must be {low} to {high}, got {number}")
+    return number
+
+
+def _parse_max_tags(value: str | int | None, depth: int, seeds: int) -> int | None:
+    cap = _whole_number("max_tags", value, 1, MAX_TAGS)
+    if cap is None:
+        return None
+    if not depth:
+        raise SpiderArgumentError("max_tags: only applies with -a related_depth=N (1 or more)")
+    if cap < seeds:
+        raise SpiderArgumentError(
+            f"max_tags: counts the seed tags too; {cap} is fewer than the {seeds} given"
+        )
+    return cap

@@ -39,6 +39,7 @@ from scrapy import Request
 from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
 
+from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.graphql import (
     GRAPHQL_URL,
     MAX_PAGE_SIZE,
@@ -54,6 +55,7 @@ from topics_crawler.graphql import (
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.normalize import format_timestamp
 from topics_crawler.pages import PageResult
+from topics_crawler.spiders._arguments import CrawlOptions
 
 #: ``meta["render_reason"]`` of the tag page request that replaces a failed history.
 HISTORY_FALLBACK = "history_fallback"
@@ -270,3 +272,20 @@ def fallback_request(tag_url: str, callback: Callback, errback: Callback) -> Req
 def is_history_fallback(response: Response) -> bool:
     """True for the tag page requested because the history failed."""
     return response.meta.get(RENDER_REASON_META) == HISTORY_FALLBACK
+
+
+def count_expected_history(
+    stats: StatsCollector, result: PageResult, options: CrawlOptions
+) -> None:
+    """Add a tag page's story count (capped by ``options.max_stories``) to the history's
+    known size, which the progress line turns into a share done and an ETA. Only for
+    all-time histories: the count of a ``since`` range is not on the page."""
+    if options.since is not None:
+        return
+    for page in result.items_of("tag_page"):
+        count = getattr(page, "story_count", None)
+        if count:
+            cap = options.max_stories
+            expected = min(count, cap) if cap else count
+            stats.inc_value(HISTORY_EXPECTED_STAT, expected)
+            stats.inc_value(HISTORY_SIZED_TAGS_STAT)

@@ -12,6 +12,8 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
     scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
     scrapy crawl topics -a tags=llm -a source=feed -s DATASET_DIR=data/llm   # only what is new
+    scrapy crawl topics -a tags=llm -a related_depth=2 -a max_tags=50   # the topic graph
+    scrapy crawl topics -a tags=llm -a author_stories=100   # each author's archive too
 
 Scrapy's debugging commands take any Medium URL with no argument: ``scrapy parse
 --spider=topics <url>`` runs the callback of that page's kind (:meth:`TopicsSpider.parse`)
@@ -21,36 +23,50 @@ and ``scrapy shell <url>`` fetches it as a crawl would (see
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
 from scrapy import Request, Spider
-from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.fingerprint import CANONICAL_URL_META
-from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
+from topics_crawler.items import Author, Item, Publication, Story, TagPage
 from topics_crawler.merge import ENTITY_KEY_META, link_identity, merge_items
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_edges import tag_edges
 from topics_crawler.signals import page_failed
-from topics_crawler.spiders._arguments import NO_TAGS, CrawlOptions, SpiderArgumentError
-from topics_crawler.spiders._feed import FeedSource, known_story_ids
+from topics_crawler.spiders._archive import AuthorArchivePager, archive_of, page_url
+from topics_crawler.spiders._arguments import (
+    NO_TAGS,
+    SPIDER_ARGUMENTS,
+    CrawlOptions,
+    SpiderArgumentError,
+)
+from topics_crawler.spiders._components import (
+    archive_pager,
+    feed_source,
+    history_pager,
+    responses_fetcher,
+    tag_walker,
+)
+from topics_crawler.spiders._feed import FeedSource
+from topics_crawler.spiders._helpers import (
+    failure_status,
+    item_key,
+    response_encoding,
+)
 from topics_crawler.spiders._history import (
-    HistoryCallbacks,
     HistoryPager,
-    history_ranges,
+    count_expected_history,
     is_history_fallback,
     listing_of,
 )
 from topics_crawler.spiders._refetch import Refetcher
+from topics_crawler.spiders._related import TagWalker
 from topics_crawler.spiders._responses import RESPONSES_STORY_META, ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
@@ -62,29 +78,13 @@ class TopicsSpider(Spider):
 
     name = "topics"
 
-    def __init__(
-        self,
-        tags: str | None = None,
-        start_urls: str | list[str] | None = None,
-        max_stories: str | int | None = None,
-        follow: str | None = None,
-        *,
-        history: str | None = None,
-        since: str | None = None,
-        responses: str | None = None,
-        source: str | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, **arguments: Any) -> None:
         super().__init__()
-        given = dict(tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow)
-        given.update(history=history, since=since, responses=responses, source=source)
         #: The ``-a`` arguments as given (recorded in the dataset manifest).
-        self.arguments: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        self.options = CrawlOptions.from_arguments(
-            tags=tags, start_urls=start_urls, max_stories=max_stories, follow=follow, extra=kwargs,
-            history=history, since=since, responses=responses, source=source,
-            require_tags=False,
-        )  # fmt: skip
+        self.arguments: dict[str, Any] = {
+            k: v for k, v in arguments.items() if v is not None and k in SPIDER_ARGUMENTS
+        }
+        self.options = CrawlOptions.from_spider_arguments(arguments, require_tags=False)
         #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
         self.history: HistoryPager | None = None
         #: Fetches each story's responses (``-a responses=N``); set when the crawl starts.
@@ -93,12 +93,7 @@ class TopicsSpider(Spider):
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
         """Raise :class:`SpiderArgumentError` (a ``ValueError``) for bad ``-a`` arguments."""
-        known = {"tags", "start_urls", "max_stories", "follow", "history", "since"}
-        known |= {"responses", "source"}
-        extra = {k: v for k, v in spider_args.items() if k not in known}
-        CrawlOptions.from_arguments(
-            **{k: v for k, v in spider_args.items() if k in known}, extra=extra
-        )
+        CrawlOptions.from_spider_arguments(spider_args)
 
     @property
     def one_page_run(self) -> bool:
@@ -118,61 +113,48 @@ class TopicsSpider(Spider):
             names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
             self.logger.warning("Ignoring unknown spider arguments: %s", names)
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
-        self.history = self.history_pager()
-        self.threads = self.responses_fetcher()
+        self.history = history_pager(self)
+        self.threads = responses_fetcher(self)
         if self.options.source == "feed":
             for slug in self.options.tag_urls:
                 yield self.feeds.start(slug)
             return
+        if self.walker is not None:
+            for request in self.walker.start(self.options.tag_urls):
+                yield request
+            return
         for slug, url in self.options.tag_urls.items():
-            meta = {"entity_kind": "tag", ENTITY_KEY_META: link_identity("tag", slug)}
-            yield Request(url, callback=self.parse_tag, errback=self.on_error, meta=meta)
-            if self.history is not None:
-                yield self.history.start(slug, url)
-
-    def history_pager(self) -> HistoryPager | None:
-        """The GraphQL pager of ``-a history`` crawls (None without it)."""
-        if self.options.history is None:
-            return None
-        settings = self.crawler.settings
-        return HistoryPager(
-            sort_order=self.options.history,
-            ranges=history_ranges(self.options.since, datetime.now(UTC).date()),
-            callbacks=HistoryCallbacks(
-                self.parse_history, self.on_history_error, self.parse_tag, self.on_error
-            ),
-            stats=self.crawler.stats,
-            logger=self.logger,
-            max_stories=self.options.max_stories,
-            page_size=settings.getint("HISTORY_PAGE_SIZE", 100),
-            max_pages=settings.getint("HISTORY_MAX_PAGES", 1000),
-        )
-
-    def responses_fetcher(self) -> ResponsesFetcher | None:
-        """The GraphQL fetcher of ``-a responses=N`` crawls (None without it)."""
-        if not self.options.responses:
-            return None
-        return ResponsesFetcher(
-            limit=self.options.responses,
-            callback=self.parse_responses,
-            errback=self.on_responses_error,
-            stats=self.crawler.stats,
-            logger=self.logger,
-            report=lambda url, reason, _detail: self.report_failure(
-                url, "responses", None, reason, {}
-            ),
-        )
+            for request in self.tag_requests(slug, url, {}):
+                yield request
 
     @cached_property
     def feeds(self) -> FeedSource:
         """The feed fast path of ``-a source=feed`` crawls (stories the dataset lacks)."""
-        return FeedSource(
-            known=known_story_ids(self.crawler.settings.get("DATASET_DIR")),
-            callback=self.parse_feed,
-            errback=self.on_error,
-            stats=self.crawler.stats,
-            logger=self.logger,
-        )
+        return feed_source(self)
+
+    @cached_property
+    def walker(self) -> TagWalker | None:
+        """The breadth-first related-tag walk of ``-a related_depth=N`` (None without it)."""
+        return tag_walker(self)
+
+    @cached_property
+    def archives(self) -> AuthorArchivePager | None:
+        """The author archive pager of ``-a author_stories=N`` (None without it)."""
+        return archive_pager(self)
+
+    def tag_requests(self, slug: str, url: str, meta: dict[str, Any]) -> Iterator[Request]:
+        """The tag page of ``slug`` (one request per tag: its identity is its fingerprint),
+        and the first page of its history with ``-a history``."""
+        meta = {"entity_kind": "tag", ENTITY_KEY_META: link_identity("tag", slug), **meta}
+        yield Request(url, callback=self.parse_tag, errback=self.on_error, meta=meta)
+        if self.history is not None:
+            yield self.history.start(slug, url)
+
+    def on_request_dropped(self, request: Request) -> None:
+        """A dropped walk request hands the walk on (see ``_related``)."""
+        if self.walker is not None:
+            for follow_up in self.walker.dropped(request):
+                self.crawler.engine.crawl(follow_up)
 
     # --- callbacks ---------------------------------------------------------------
 
@@ -208,12 +190,14 @@ class TopicsSpider(Spider):
         if isinstance(result, Request):
             yield result
             return
-        for page in result.items_of("tag_page"):
+        pages = [page for page in result.items_of("tag_page") if isinstance(page, TagPage)]
+        if self.walker is not None:
+            yield from self.walker.advance(response.meta, pages)  # the next tag of the graph
+        for page in pages:
             yield page
-            if isinstance(page, TagPage):
-                yield from tag_edges(page)  # the topic map the page shows
+            yield from tag_edges(page)  # the topic map the page shows
         if self.history is not None and not is_history_fallback(response):
-            self.count_expected_history(result)
+            count_expected_history(self.crawler.stats, result, self.options)
         if self.history is None or is_history_fallback(response):
             yield from self.take_stories(result, self.options.max_stories)
         # else the tag's stories come from its history listing
@@ -233,8 +217,7 @@ class TopicsSpider(Spider):
         """A listing request failed for good (HTTP error, timeout): fall back like a bad page."""
         assert self.history is not None, "listing requests exist only with a pager"
         request = failure.request  # type: ignore[attr-defined]
-        response = getattr(failure.value, "response", None)
-        reason = f"http_{response.status}" if response is not None else failure_reason(failure)
+        _status, reason = failure_status(failure)
         listing = listing_of(request.meta)
         if listing is not None:
             yield from self.history.fail(listing, reason, failure.getErrorMessage())
@@ -254,27 +237,49 @@ class TopicsSpider(Spider):
         """A responses request failed for good: that story's responses stop, nothing else."""
         assert self.threads is not None, "responses requests exist only with a fetcher"
         request = failure.request  # type: ignore[attr-defined]
-        response = getattr(failure.value, "response", None)
-        reason = f"http_{response.status}" if response is not None else failure_reason(failure)
+        _status, reason = failure_status(failure)
         story_id = request.meta.get(RESPONSES_STORY_META, "")
         self.threads.fail(story_id, reason, failure.getErrorMessage())
 
     def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
-        yield from self.parse_entity(response, "author", known)
+        result = self.parse_response(response, "author")
+        if isinstance(result, Request):
+            yield result
+            return
+        yield from self.entity_item(result, "author", known)
+        if self.archives is not None:  # -a author_stories: the first page, then the archive
+            yield from self.take_stories(result, None)
+            yield from self.archives.start(result)
+
+    def parse_author_archive(self, response: Response) -> Iterator[Any]:
+        """One page of an author's archive: its stories like tag-page cards, then the next."""
+        assert self.archives is not None, "archive requests exist only with a pager"
+        result, take, follow_up = self.archives.read(response)
+        yield from follow_up
+        if result is not None:
+            yield from self.take_stories(result, take)
+
+    def on_archive_error(self, failure: Failure) -> None:
+        """An archive request failed for good: that author's archive stops, nothing else."""
+        assert self.archives is not None, "archive requests exist only with a pager"
+        request = failure.request  # type: ignore[attr-defined]
+        archive = archive_of(request.meta)
+        if archive is not None:
+            _status, reason = failure_status(failure)
+            url = page_url(request.meta, request.meta.get(CANONICAL_URL_META, request.url))
+            self.archives.fail(archive, url, reason, failure.getErrorMessage())
 
     def parse_publication(
         self, response: Response, known: Publication | None = None
     ) -> Iterator[Any]:
         yield from self.parse_entity(response, "publication", known)
 
-    def on_error(self, failure: Failure) -> Iterator[Item]:
+    def on_error(self, failure: Failure) -> Iterator[Item | Request]:
         request = failure.request  # type: ignore[attr-defined]
+        if self.walker is not None:
+            yield from self.walker.advance(request.meta, ())  # a tag that cannot be read
         kind = request.meta.get("entity_kind", "tag")
-        response = getattr(failure.value, "response", None)
-        if response is not None:  # an HTTP error status
-            status, reason = response.status, f"http_{response.status}"
-        else:  # a download error, or a block (challenge, sign-in wall) with its own status
-            status, reason = getattr(failure.value, "status", None), failure_reason(failure)
+        status, reason = failure_status(failure)
         url = request.meta.get(CANONICAL_URL_META, request.url)
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
         self.logger.error("Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
@@ -285,20 +290,6 @@ class TopicsSpider(Spider):
             yield known
 
     # --- helpers ------------------------------------------------------------------
-
-    def count_expected_history(self, result: PageResult) -> None:
-        """Add the tag's story count (capped by ``max_stories``) to the history's known
-        size, which the progress line turns into a share done and an ETA. Only for
-        all-time histories: the count of a ``since`` range is not on the page."""
-        if self.options.since is not None:
-            return
-        for page in result.items_of("tag_page"):
-            count = getattr(page, "story_count", None)
-            if count:
-                cap = self.options.max_stories
-                expected = min(count, cap) if cap else count
-                self.crawler.stats.inc_value(HISTORY_EXPECTED_STAT, expected)
-                self.crawler.stats.inc_value(HISTORY_SIZED_TAGS_STAT)
 
     def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
         """Follow (or, when not following stories, yield) the first ``limit`` story cards."""
@@ -407,35 +398,3 @@ class TopicsSpider(Spider):
             cb_kwargs={"known": known} if known is not None else {},
             meta=meta,
         )
-
-
-def item_key(item: Item) -> tuple[str, str]:
-    """``(link kind, key)`` under which links to this entity are recognised."""
-    if isinstance(item, Story):
-        return "story", item.story_id or ""
-    if isinstance(item, Author):
-        return "author", (item.username or "").lower()
-    if isinstance(item, Publication):
-        if item.domain and not is_medium_domain(item.domain.lower()):
-            return "publication", item.domain.lower()
-        return "publication", (item.slug or "").lower()
-    if isinstance(item, TagPage):
-        return "tag_page", item.tag or ""
-    if isinstance(item, TagEdge):
-        return "tag_edge", item.edge_id or ""
-    return "response", item.response_id or ""
-
-
-def failure_reason(failure: Failure) -> str:
-    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``);
-    ``too_large`` for a response Scrapy cancelled past ``DOWNLOAD_MAXSIZE`` (the only reason
-    its HTTP handlers cancel a download)."""
-    if isinstance(failure.value, DownloadCancelledError):
-        return "too_large"
-    name = type(failure.value).__name__
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def response_encoding(response: Response) -> str | None:
-    """The encoding Scrapy detected for a text response (None for binary ones)."""
-    return getattr(response, "encoding", None)

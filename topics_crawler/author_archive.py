@@ -1,0 +1,180 @@
+"""An author's archive beyond the profile's first page: the next-page request, in one place,
+and the strict reading of a GraphQL archive answer.
+
+A profile gives the cursor of its next stories (:class:`~topics_crawler.pages.ListingCursor`,
+``listing="author_stories"``) in one of two forms (STRUCTURE.md):
+
+* **state cursor** (2020+ profiles): ``User.homepagePostsConnection.pagingInfo.next`` =
+  ``{"from": "L1583417617283", "limit": 10}``. The next page is the ``UserArchivePostsQuery``
+  operation POSTed to ``/_/graphql`` (a JSON array of one operation, as the tag archive):
+  ``userResult(username) { ... on User { homepagePostsConnection(paging: {from, limit}) {
+  posts { ...Post } pagingInfo { next { from limit } } } } }``. The shape follows the
+  profile state's own field; no response body was available to verify, so
+  :func:`read_user_posts` checks every answer strictly.
+* **stream cursor** (2016–2019 profiles and ``/@user/latest?format=json``):
+  ``paging{path, next{limit, to, source, page}}``. The next page is
+  ``GET /@<user>/latest?<next>&format=json`` — the URL of the 2019 capture itself; ``path``
+  (``/_/api/users/<id>/profile/stream``) is under ``/_/``, which Medium's robots.txt
+  disallows — answering the same payload again, read by the JSON page parser, with the
+  next ``paging``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlencode
+
+from topics_crawler.graphql.strict import (
+    ReadFailure,
+    ShapeError,
+    decode,
+    first_result,
+    kind,
+    member,
+)
+from topics_crawler.graphql.tag_archive import GRAPHQL_URL, POST_FIELDS
+from topics_crawler.pages import ListingCursor
+from topics_crawler.urls import author_url
+
+OPERATION_NAME = "UserArchivePostsQuery"
+#: The largest page the archive asks for.
+MAX_LIMIT = 25
+REQUEST_HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json",
+    "graphql-operation": OPERATION_NAME,
+}
+QUERY = (
+    """
+query UserArchivePostsQuery($username: ID!, $from: String, $limit: Int!) {
+  userResult(username: $username) {
+    __typename
+    ... on User {
+      id
+      username
+      homepagePostsConnection(paging: {from: $from, limit: $limit},
+                              includeDistributedResponses: false) {
+        posts { ...TagArchivePost }
+        pagingInfo { next { from limit } }
+      }
+    }
+  }
+}
+"""
+    + POST_FIELDS
+).strip()
+
+#: ``paging.next`` values a stream request passes on. ``source`` names the stream the
+#: ``/latest`` path already picks, and a ``source=`` query is disallowed by Medium's
+#: robots.txt (``Disallow: /*/*source=``); ``ignoredIds`` is an empty list in the captures.
+STREAM_PARAMETERS = ("limit", "to", "page")
+ArchiveForm = Literal["state", "stream"]
+ArchiveFailureReason = Literal[
+    "not_json",
+    "not_a_batch",
+    "graphql_errors",
+    "user_not_found",
+    "missing_field",
+    "wrong_type",
+    "repeated_cursor",
+    "not_a_stream",
+    "parse_errors",
+    "unknown_cursor",
+]
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """What to send for the next archive page (turned into a Scrapy request by the spider)."""
+
+    form: ArchiveForm
+    url: str
+    method: str = "GET"
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    cursor_key: str = ""
+    """The cursor's identity (``from`` / ``to`` value): one coming back is a paging loop."""
+
+
+def next_page_request(cursor: ListingCursor, username: str, limit: int) -> PageRequest | None:
+    """The request of the page ``cursor`` points at, at most ``limit`` stories (and no more
+    than the cursor's own ``limit``); None for a cursor of neither form."""
+    values = cursor.cursor
+    given = values.get("limit")
+    size = max(
+        1, min(limit, given if isinstance(given, int) and given > 0 else MAX_LIMIT, MAX_LIMIT)
+    )
+    if isinstance(values.get("from"), str) and values["from"]:
+        variables = {"username": username, "from": values["from"], "limit": size}
+        operation = {"operationName": OPERATION_NAME, "variables": variables, "query": QUERY}
+        body = json.dumps([operation], separators=(",", ":"), ensure_ascii=False)
+        return PageRequest(
+            "state", GRAPHQL_URL, "POST", body.encode("utf-8"), REQUEST_HEADERS, values["from"]
+        )
+    if values.get("to") not in (None, ""):
+        query = {k: v for k, v in values.items() if k in STREAM_PARAMETERS}
+        query.update(limit=size, format="json")
+        url = f"{author_url(username)}/latest?{urlencode(query)}"
+        return PageRequest("stream", url, cursor_key=str(values["to"]))
+    return None
+
+
+@dataclass(frozen=True)
+class UserPostsPage:
+    """One valid GraphQL archive page: its ``Post`` nodes and the next cursor (or None)."""
+
+    nodes: list[dict[str, Any]]
+    next_cursor: ListingCursor | None
+
+
+#: Why an archive page cannot be used (``reason``: an :data:`ArchiveFailureReason`).
+ArchiveReadFailure = ReadFailure
+
+
+def read_user_posts(
+    body: bytes | str, owner: str | None, seen_cursors: Collection[str] = ()
+) -> UserPostsPage | ArchiveReadFailure:
+    """``[0].data.userResult.homepagePostsConnection`` of one answer, every level checked
+    (:mod:`topics_crawler.graphql.strict`); never raises."""
+    try:
+        data = member(first_result(decode(body)), "data", dict, "")
+        user = data.get("userResult")
+        if user is None or (isinstance(user, dict) and user.get("__typename") != "User"):
+            detail = f"data.userResult is {kind(user) if user is None else user.get('__typename')}"
+            raise ShapeError("user_not_found", detail)
+        user = member(data, "userResult", dict, "data.")
+        where = "data.userResult.homepagePostsConnection."
+        connection = member(user, "homepagePostsConnection", dict, "data.userResult.")
+        posts = member(connection, "posts", list, where)
+        for index, post in enumerate(posts):
+            if not isinstance(post, dict):
+                raise ShapeError("wrong_type", f"{where}posts[{index}] is {kind(post)}")
+            for name in ("id", "mediumUrl"):
+                if not member(post, name, str, f"{where}posts[{index}]."):
+                    raise ShapeError("missing_field", f"{where}posts[{index}].{name} is empty")
+        return UserPostsPage(posts, _next_cursor(connection, where, owner, seen_cursors))
+    except ShapeError as problem:
+        return problem.failure
+
+
+def _next_cursor(
+    connection: dict[str, Any], where: str, owner: str | None, seen: Collection[str]
+) -> ListingCursor | None:
+    paging = connection.get("pagingInfo")
+    if paging is None:
+        return None
+    if not isinstance(paging, dict):
+        raise ShapeError("wrong_type", f"{where}pagingInfo is {kind(paging)}")
+    following = paging.get("next")
+    if following is None:
+        return None
+    if not isinstance(following, dict):
+        raise ShapeError("wrong_type", f"{where}pagingInfo.next is {kind(following)}")
+    cursor = member(following, "from", str, f"{where}pagingInfo.next.")
+    if cursor in seen:
+        raise ShapeError("repeated_cursor", f"cursor {cursor!r} came back (a paging loop)")
+    values = {k: v for k, v in following.items() if k in {"from", "limit"}}
+    return ListingCursor("author_stories", owner, values)

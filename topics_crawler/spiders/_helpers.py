@@ -1,0 +1,53 @@
+"""What the spider's callbacks share: entity keys, failure reasons, response encodings."""
+
+from __future__ import annotations
+
+import re
+
+from scrapy.exceptions import DownloadCancelledError
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
+from topics_crawler.urls import is_medium_domain
+
+
+def item_key(item: Item) -> tuple[str, str]:
+    """``(link kind, key)`` under which links to this entity are recognised."""
+    if isinstance(item, Story):
+        return "story", item.story_id or ""
+    if isinstance(item, Author):
+        return "author", (item.username or "").lower()
+    if isinstance(item, Publication):
+        if item.domain and not is_medium_domain(item.domain.lower()):
+            return "publication", item.domain.lower()
+        return "publication", (item.slug or "").lower()
+    if isinstance(item, TagPage):
+        return "tag_page", item.tag or ""
+    if isinstance(item, TagEdge):
+        return "tag_edge", item.edge_id or ""
+    return "response", item.response_id or ""
+
+
+def failure_reason(failure: Failure) -> str:
+    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``);
+    ``too_large`` for a response Scrapy cancelled past ``DOWNLOAD_MAXSIZE`` (the only reason
+    its HTTP handlers cancel a download)."""
+    if isinstance(failure.value, DownloadCancelledError):
+        return "too_large"
+    name = type(failure.value).__name__
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def failure_status(failure: Failure) -> tuple[int | None, str]:
+    """``(HTTP status, reason)`` of a failed request: ``http_<status>`` for an HTTP error
+    status, else the download error's (or a block's own status and) reason."""
+    response = getattr(failure.value, "response", None)
+    if response is not None:
+        return response.status, f"http_{response.status}"
+    return getattr(failure.value, "status", None), failure_reason(failure)
+
+
+def response_encoding(response: Response) -> str | None:
+    """The encoding Scrapy detected for a text response (None for binary ones)."""
+    return getattr(response, "encoding", None)
