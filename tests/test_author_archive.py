@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.type_swaps import type_swapped
 from topics_crawler.author_archive import (
     OPERATION_NAME,
     ArchiveReadFailure,
@@ -115,3 +116,26 @@ def test_every_bad_answer_has_its_reason(body: bytes, reason: str) -> None:
     page = read_user_posts(body, "u1", seen_cursors={"L1"})
     assert isinstance(page, ArchiveReadFailure)
     assert page.reason == reason
+
+
+def test_a_field_call_key_and_a_reference_are_read_like_plain_fields() -> None:
+    """A variant of the answer: the connection under a field-call key with its arguments,
+    the post behind an Apollo-style reference inlined in the answer."""
+    connection = {"posts": [POST], "pagingInfo": {"next": {"from": "L9", "limit": 10}}}
+    user = {
+        "__typename": "User",
+        "id": "u1",
+        'homepagePostsConnection({"paging":{"from":"L8","limit":10}})': connection,
+    }
+    page = read_user_posts(json.dumps([{"data": {"userResult": user}}]).encode(), "u1")
+    assert isinstance(page, UserPostsPage)
+    assert page.nodes == [POST]
+    assert page.next_cursor == ListingCursor("author_stories", "u1", {"from": "L9", "limit": 10})
+
+
+def test_an_answer_with_any_value_swapped_never_raises() -> None:
+    body = answer({"posts": [POST, POST], "pagingInfo": {"next": {"from": "L9", "limit": 3}}})
+    outcomes = [read_user_posts(swapped, "u1") for swapped in type_swapped(json.loads(body), 400)]
+    assert all(isinstance(o, UserPostsPage | ArchiveReadFailure) for o in outcomes)
+    reasons = {o.reason for o in outcomes if isinstance(o, ArchiveReadFailure)}
+    assert {"missing_field", "wrong_type", "not_a_batch", "user_not_found"} <= reasons

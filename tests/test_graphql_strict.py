@@ -4,15 +4,13 @@ with a reason, a skipped entry or a gap — never an exception."""
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from tests.site.content import default_site
 from tests.site.graphql import graphql_response
+from tests.type_swaps import type_swapped
 from topics_crawler.graphql import TimeRange, tag_archive_body
 from topics_crawler.graphql.post_responses import responses_body
 from topics_crawler.graphql.response import ArchivePage, read_archive_response
@@ -21,33 +19,6 @@ from topics_crawler.graphql.strict import ReadFailure
 
 TAG = "distributed-training"
 AT = "2026-11-30T12:00:00Z"
-#: What a value is swapped for: null, a boolean, numbers, a string, an empty list/object,
-#: and a reference-shaped object (the reader follows references; here it leads nowhere).
-SWAPS: tuple[Any, ...] = (None, True, 7, 2.5, "x", [], {}, {"__ref": "Post:nowhere"})
-
-
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if isinstance(value, dict):
-        items: Any = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return
-    for key, child in items:
-        yield (*path, key)
-        yield from _paths(child, (*path, key))
-
-
-def type_swapped(answer: Any, limit: int) -> Iterator[bytes]:
-    """The answer with one value swapped, for every value down to the ``limit``-th path."""
-    for path in list(_paths(answer))[:limit]:
-        for swap in SWAPS:
-            copied = copy.deepcopy(answer)
-            target = copied
-            for key in path[:-1]:
-                target = target[key]
-            target[path[-1]] = swap
-            yield json.dumps(copied).encode()
 
 
 def test_archive_answers_with_any_value_swapped_never_raise() -> None:

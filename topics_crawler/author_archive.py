@@ -30,13 +30,15 @@ from urllib.parse import urlencode
 from topics_crawler.graphql.strict import (
     ReadFailure,
     ShapeError,
-    decode,
-    first_result,
-    kind,
-    member,
+    first_result_node,
+    optional_node,
+    required,
+    required_list,
+    required_node,
 )
 from topics_crawler.graphql.tag_archive import GRAPHQL_URL, POST_FIELDS
 from topics_crawler.pages import ListingCursor
+from topics_crawler.pages.state import Node, kind_of
 from topics_crawler.urls import author_url
 
 OPERATION_NAME = "UserArchivePostsQuery"
@@ -138,43 +140,42 @@ def read_user_posts(
     body: bytes | str, owner: str | None, seen_cursors: Collection[str] = ()
 ) -> UserPostsPage | ArchiveReadFailure:
     """``[0].data.userResult.homepagePostsConnection`` of one answer, every level checked
-    (:mod:`topics_crawler.graphql.strict`); never raises."""
+    through the state reader's nodes (:mod:`topics_crawler.graphql.strict`: references
+    followed, a field found whatever its arguments); never raises."""
     try:
-        data = member(first_result(decode(body)), "data", dict, "")
-        user = data.get("userResult")
-        if user is None or (isinstance(user, dict) and user.get("__typename") != "User"):
-            detail = f"data.userResult is {kind(user) if user is None else user.get('__typename')}"
-            raise ShapeError("user_not_found", detail)
-        user = member(data, "userResult", dict, "data.")
+        data = required_node(first_result_node(body), "data", "")
+        user = optional_node(data, "userResult", "data.")
+        if user is None or user.typename != "User":
+            found = "null" if user is None else (user.typename or "untyped")
+            raise ShapeError("user_not_found", f"data.userResult is {found}")
         where = "data.userResult.homepagePostsConnection."
-        connection = member(user, "homepagePostsConnection", dict, "data.userResult.")
-        posts = member(connection, "posts", list, where)
-        for index, post in enumerate(posts):
+        connection = required_node(user, "homepagePostsConnection", "data.userResult.")
+        posts = []
+        for index, post in enumerate(required_list(connection, "posts", where)):
             if not isinstance(post, dict):
-                raise ShapeError("wrong_type", f"{where}posts[{index}] is {kind(post)}")
+                raise ShapeError("wrong_type", f"{where}posts[{index}] is {kind_of(post)}")
+            node = Node(connection.state, post)
             for name in ("id", "mediumUrl"):
-                if not member(post, name, str, f"{where}posts[{index}]."):
+                if not required(node, name, str, f"{where}posts[{index}]."):
                     raise ShapeError("missing_field", f"{where}posts[{index}].{name} is empty")
+            posts.append(post)
         return UserPostsPage(posts, _next_cursor(connection, where, owner, seen_cursors))
     except ShapeError as problem:
         return problem.failure
 
 
 def _next_cursor(
-    connection: dict[str, Any], where: str, owner: str | None, seen: Collection[str]
+    connection: Node, where: str, owner: str | None, seen: Collection[str]
 ) -> ListingCursor | None:
-    paging = connection.get("pagingInfo")
-    if paging is None:
-        return None
-    if not isinstance(paging, dict):
-        raise ShapeError("wrong_type", f"{where}pagingInfo is {kind(paging)}")
-    following = paging.get("next")
+    paging = optional_node(connection, "pagingInfo", where)
+    following = optional_node(paging, "next", f"{where}pagingInfo.") if paging else None
     if following is None:
         return None
-    if not isinstance(following, dict):
-        raise ShapeError("wrong_type", f"{where}pagingInfo.next is {kind(following)}")
-    cursor = member(following, "from", str, f"{where}pagingInfo.next.")
+    cursor = required(following, "from", str, f"{where}pagingInfo.next.")
     if cursor in seen:
         raise ShapeError("repeated_cursor", f"cursor {cursor!r} came back (a paging loop)")
-    values = {k: v for k, v in following.items() if k in {"from", "limit"}}
+    values: dict[str, Any] = {"from": cursor}
+    limit = following.int("limit")
+    if limit is not None:
+        values["limit"] = limit
     return ListingCursor("author_stories", owner, values)

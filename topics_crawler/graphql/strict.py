@@ -6,32 +6,37 @@ expected type), and the first thing wrong raises :class:`ShapeError`, which the 
 entry point turns into the :class:`ReadFailure` it returns (``reason``: a short stats key;
 ``detail``: a sentence for the log). An entry point never raises.
 
-Two ways to walk, one base: :func:`first_result_node` and :func:`required` /
-:func:`required_node` / :func:`required_list` / :func:`optional_node` read the answer
-through the state reader's :class:`~topics_crawler.pages.state.Node` accessors (the tag
-archive and responses readers, :mod:`.response` and :mod:`.responses_reader`)::
+Every reader walks the answer through the state reader's
+:class:`~topics_crawler.pages.state.Node` accessors (references followed, a field found
+whatever its arguments, nothing indexed raw): :func:`first_result_node`, then
+:func:`required` / :func:`required_node` / :func:`required_list` / :func:`optional_node`
+(the tag archive, responses and author archive readers: :mod:`.response`,
+:mod:`.responses_reader`, :mod:`topics_crawler.author_archive`)::
 
     try:
         data = required_node(first_result_node(body), "data", "")
         tag = required_node(data, "tagFromSlug", "data.")
     except ShapeError as problem:
         return ArchiveFailure(problem.reason, problem.detail)
-
-:func:`decode`, :func:`first_result` and :func:`member` walk the decoded dicts
-(:mod:`topics_crawler.author_archive`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from topics_crawler.pages.state import Node, State, StateError, kind_of, parse_json_payload
 
 #: Error messages quoted in a ``graphql_errors`` detail.
 MAX_MESSAGES = 3
-T = TypeVar("T")
-_EXPECTED = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+_EXPECTED = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+}
 
 
 @dataclass(frozen=True)
@@ -65,43 +70,6 @@ def decode(body: bytes | str) -> Any:
         return parse_json_payload(text)
     except StateError as exc:
         raise ShapeError("not_json", f"response is not JSON: {exc}") from None
-
-
-def first_result(batch: Any) -> dict[str, Any]:
-    """The one result of a batch of one operation (``not_a_batch``, ``graphql_errors``)."""
-    if isinstance(batch, dict) and "errors" in batch:
-        raise_for_errors(batch)
-    if not isinstance(batch, list) or len(batch) != 1:
-        raise ShapeError("not_a_batch", f"expected a JSON array of one result, got {kind(batch)}")
-    result = batch[0]
-    if not isinstance(result, dict):
-        raise ShapeError("not_a_batch", f"batch result [0] is {kind(result)}, not an object")
-    raise_for_errors(result)
-    return result
-
-
-def raise_for_errors(result: dict[str, Any]) -> None:
-    """``graphql_errors`` (with the first messages) when the result carries errors."""
-    _raise_for_errors(Node(State(references={}), result))
-
-
-def member(parent: dict[str, Any], name: str, expected: type[T], where: str) -> T:
-    """``parent[name]``, which must be present (``missing_field``) and an ``expected``
-    (``wrong_type``); ``where`` is the path of ``parent`` for the detail (``data.``)."""
-    if name not in parent or parent[name] is None:
-        raise ShapeError("missing_field", f"{where}{name} is missing")
-    value = parent[name]
-    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-        raise ShapeError("wrong_type", f"{where}{name} is {kind(value)}, not {expected.__name__}")
-    return value
-
-
-def kind(value: Any) -> str:
-    """A JSON value's kind for a detail (``null``, ``list``, ``str``…)."""
-    return "null" if value is None else type(value).__name__
-
-
-# --- through the state reader's Nodes ------------------------------------------------------
 
 
 def first_result_node(body: bytes | str) -> Node:
