@@ -41,7 +41,7 @@ import heapq
 import itertools
 import logging
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Self
 
@@ -63,6 +63,12 @@ logger = logging.getLogger(__name__)
 HELD_MAX = 1000
 #: A paced slot (one with a delay) gets a request when fewer than this many wait in it.
 SLOT_QUEUE_AHEAD = 2
+#: Requests the gate holds at most for one paused or busy slot (retries waiting for
+#: their own time are not counted against it).
+SLOT_HELD_MAX = 8
+#: Requests of such full slots one ``take`` passes over (back into the queue after it)
+#: looking for one that can go: the lookahead past a paused host's backlog.
+LOOKAHEAD = 32
 
 
 class NotBeforeGate:
@@ -79,7 +85,8 @@ class NotBeforeGate:
         self.clock = clock
         #: Paused hosts (download slot keys): epoch seconds the pause ends.
         self.pauses: dict[str, float] = {}
-        self._held: list[tuple[float, int, Request]] = []
+        self._held: list[tuple[float, int, str, Request]] = []
+        self._held_by_slot: Counter[str] = Counter()
         #: Due requests whose paced slot is busy, per slot key (oldest first).
         self._waiting: dict[str, deque[Request]] = {}
         self._waiting_count = 0
@@ -120,35 +127,50 @@ class NotBeforeGate:
             return False
         # Waiting in the slot's queue, or on their way to it through the downloader
         # middlewares: in the downloader's active set and not being transferred.
-        engine: Any = self.crawler.engine
+        engine: Any = self._engine()
         headed = sum(1 for request in engine.downloader.active if self._slot_key(request) == key)
         return headed - len(slot.transferring) >= SLOT_QUEUE_AHEAD
 
-    def take(self, pop: Callable[[], Request | None]) -> Request | None:
+    def take(
+        self, pop: Callable[[], Request | None], push_back: Callable[[Request], object]
+    ) -> Request | None:
         """The next due request from ``pop`` (the queue's own), holding the others.
 
         First a request that waited for its busy slot and whose slot has room now; then
         from the queue: not due → held until its time (a timer hands it back), due but
         its slot busy → waits for the slot (looked at again on the engine's next ask,
-        which comes after every download), else it goes out."""
+        which comes after every download), else it goes out. A paused or busy slot has
+        at most ``SLOT_HELD_MAX`` requests held here; more are passed over (up to
+        ``LOOKAHEAD``) and go back to the queue (``push_back``) after the call, so the gate
+        never drains a shared queue (other workers take from it) nor pulls a JOBDIR queue
+        into memory, and other hosts' requests behind them still go out."""
         request = self._ready_waiting()
         if request is not None:
             return request
-        while len(self) < self.max_held:
-            request = pop()
-            if request is None:
-                return None
-            due, now = self.due_at(request), self.clock()
-            if due > now:
-                self._hold(request, due, now)
-                continue
-            key = self._slot_key(request)
-            if self.slot_busy(key):
-                self._waiting.setdefault(key, deque()).append(request)
-                self._waiting_count += 1
-                continue
-            return request
-        return None
+        passed_over: list[Request] = []
+        try:
+            while len(self) < self.max_held and len(passed_over) < LOOKAHEAD:
+                request = pop()
+                if request is None:
+                    return None
+                key = self._slot_key(request)
+                due, now = self.due_at(request), self.clock()
+                if due > now:
+                    own = float(request.meta.get(RETRY_NOT_BEFORE_META) or 0.0)
+                    if own >= due or self._held_by_slot[key] < SLOT_HELD_MAX:
+                        self._hold(request, key, due, now)  # a retry's own wait: always
+                        continue
+                elif not self.slot_busy(key):
+                    return request
+                elif len(self._waiting.get(key, ())) < SLOT_HELD_MAX:
+                    self._waiting.setdefault(key, deque()).append(request)
+                    self._waiting_count += 1
+                    continue
+                passed_over.append(request)
+            return None
+        finally:
+            for request in reversed(passed_over):  # back in the order they came
+                push_back(request)
 
     def close(self) -> list[Request]:
         """Stop the timer; the requests still held (for their queue to keep)."""
@@ -156,9 +178,10 @@ class NotBeforeGate:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        held = [request for _, _, request in sorted(self._held)]
+        held = [request for _, _, _, request in sorted(self._held)]
         held += [request for queue in self._waiting.values() for request in queue]
         self._held.clear()
+        self._held_by_slot.clear()
         self._waiting.clear()
         self._waiting_count = 0
         return held
@@ -174,15 +197,16 @@ class NotBeforeGate:
                 del self._waiting[key]
             due, now = self.due_at(request), self.clock()
             if due > now:  # its host was paused meanwhile
-                self._hold(request, due, now)
+                self._hold(request, key, due, now)
                 return None
             return request
         return None
 
     # --- holding and releasing ------------------------------------------------------
 
-    def _hold(self, request: Request, due: float, now: float) -> None:
-        heapq.heappush(self._held, (due, next(self._order), request))
+    def _hold(self, request: Request, key: str, due: float, now: float) -> None:
+        heapq.heappush(self._held, (due, next(self._order), key, request))
+        self._held_by_slot[key] += 1
         stats = self.crawler.stats
         if stats is not None:
             stats.inc_value("scheduler/held")
@@ -200,20 +224,28 @@ class NotBeforeGate:
     def _release(self) -> None:
         """Hand the due requests back to the engine (which wakes up for them)."""
         self._timer, self._timer_at = None, float("inf")
-        engine: Any = self.crawler.engine
+        engine: Any = self._engine()
         now = self.clock()
         while self._held and self._held[0][0] <= now:
             if engine is None or engine.spider is None:
                 break  # not crawling (closing): kept, close() hands them to the queue
-            _, _, request = heapq.heappop(self._held)
+            _, _, key, request = heapq.heappop(self._held)
+            self._held_by_slot[key] -= 1
             # Seen by the dupefilter when first scheduled: let it through this time.
             request.dont_filter = True
             engine.crawl(request)
         if self._held:
             self._wake_at(self._held[0][0], now)
 
+    def _engine(self) -> Any:
+        """The crawler's engine; None before the crawl starts (a scheduler used alone)."""
+        try:
+            return self.crawler.engine
+        except RuntimeError:
+            return None
+
     def _download_slot(self, key: str) -> Slot | None:
-        engine: Any = self.crawler.engine
+        engine: Any = self._engine()
         if engine is None:
             return None
         slot: Slot | None = engine.downloader.slots.get(key)
@@ -223,7 +255,7 @@ class NotBeforeGate:
         slot = request.meta.get("download_slot")
         if slot is not None:
             return str(slot)
-        engine: Any = self.crawler.engine
+        engine: Any = self._engine()
         return str(engine.downloader.get_slot_key(request)) if engine is not None else ""
 
 
@@ -265,7 +297,7 @@ class NotBeforePriorityQueue:
         self.inner.push(request)
 
     def pop(self) -> Request | None:
-        return self.gate.take(self.inner.pop)
+        return self.gate.take(self.inner.pop, self.inner.push)
 
     def peek(self) -> Request | None:
         return self.inner.peek()

@@ -143,8 +143,7 @@ class RedisScheduler(Scheduler):
         """Leave the shared state alone: other workers may still use it. Requests held
         for their not-before time go back to the queue (a push ends their lease)."""
         for request in self.gate.close():
-            request.dont_filter = True
-            self.enqueue_request(request)
+            self._push_back(request)
 
     def enqueue_request(self, request: Request) -> bool:
         fingerprint = "" if request.dont_filter else self.df.request_fingerprint(request)
@@ -165,7 +164,13 @@ class RedisScheduler(Scheduler):
         return True
 
     def next_request(self) -> Request | None:
-        return self.gate.take(self._pop)
+        return self.gate.take(self._pop, self._push_back)
+
+    def _push_back(self, request: Request) -> None:
+        """A request the gate cannot hold now goes back to the shared queue (the push
+        ends its lease), for this or another worker to take."""
+        request.dont_filter = True
+        self.enqueue_request(request)
 
     def _pop(self) -> Request | None:
         request: Request | None = self._call(self.queue.pop, default=None)

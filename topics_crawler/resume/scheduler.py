@@ -102,7 +102,12 @@ class JournalScheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
-        return self.gate.take(self._pop)
+        return self.gate.take(self._pop, self._push_back)
+
+    def _push_back(self, request: Request) -> None:
+        """A request the gate cannot hold now: first in line again (still in the journal)."""
+        fp = self.fingerprinter.fingerprint(request).hex()
+        heapq.heappush(self._heap, (-request.priority, 0, fp, request))
 
     def _pop(self) -> Request | None:
         if not self._heap:
