@@ -60,6 +60,8 @@ def measure(size: int, follow: str, folder: Path, probe: bool = False) -> dict[s
         "CONCURRENT_REQUESTS": 32,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 32,
         "DOWNLOAD_DELAY": 0,
+        # The shipped cap (1,000 listing pages: 100,000 stories) would end a bigger run early.
+        "HISTORY_MAX_PAGES": size // 50 + 10,
         **(PROBE if probe else {}),
     }
     command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", f"tags={TAG}"]
@@ -79,6 +81,8 @@ def measure(size: int, follow: str, folder: Path, probe: bool = False) -> dict[s
         log = (folder / f"crawl-{size}.log").read_text("utf-8")
         raise SystemExit(f"crawl of {size} failed:\n{log[-3000:]}")
     stories = pq.ParquetFile(dataset / "stories.parquet").metadata.num_rows
+    if stories < size:
+        raise SystemExit(f"crawl of {size} exported only {stories} stories")
     return {
         "size": size,
         "stories": stories,
