@@ -1,13 +1,16 @@
 """Peak memory and time per story of a tag history crawl into a DATASET_DIR, by crawl size.
 
-    .venv/bin/python -m bench.flat_memory [--sizes 5000,40000] [--follow stories]
+    .venv/bin/python -m bench.flat_memory [--sizes 5000,40000] [--follow stories] [--probe]
 
 For each size N the local site (its own process) serves an N-story archive for one tag;
 a real ``scrapy crawl topics -a tags=<tag> -a history=newest -a follow=<follow>`` writes
 it into a fresh DATASET_DIR. Reported per run: stories in the dataset, wall seconds,
 seconds per 1,000 stories, and the crawl process's peak RSS (``getrusage`` of the
 reaped child: the crawl alone). Ratios are against the first (smallest) size, measured
-in the same invocation. Targets: peak RSS ≤ 1.25×, time per story ≤ 1.3×.
+in the same invocation. Targets: peak RSS ≤ 1.25×, time per story ≤ 1.3×. ``--probe``
+adds :mod:`bench._memory_probe` to each crawl (what is allocated after the 4,000th item and
+still alive, logged every 8,000 items to ``crawl-<N>.log``; slows the crawl down, so its
+times are not comparable); ``--keep`` keeps the crawl logs and datasets in a folder.
 """
 
 from __future__ import annotations
@@ -38,7 +41,15 @@ def serve(archive: int, folder: Path) -> tuple[subprocess.Popen[str], str]:
     return process, process.stdout.readline().strip()
 
 
-def measure(size: int, follow: str, folder: Path) -> dict[str, Any]:
+#: Settings of a ``--probe`` run (bench._memory_probe).
+PROBE = {
+    "EXTENSIONS": json.dumps({"bench._memory_probe.MemoryProbe": 900}),
+    "MEMORY_PROBE_START": 4000,
+    "MEMORY_PROBE_EVERY": 8000,
+}
+
+
+def measure(size: int, follow: str, folder: Path, probe: bool = False) -> dict[str, Any]:
     site, base_url = serve(size, folder)
     dataset = folder / f"dataset-{size}"
     settings = {
@@ -49,6 +60,9 @@ def measure(size: int, follow: str, folder: Path) -> dict[str, Any]:
         "CONCURRENT_REQUESTS": 32,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 32,
         "DOWNLOAD_DELAY": 0,
+        # The shipped cap (1,000 listing pages: 100,000 stories) would end a bigger run early.
+        "HISTORY_MAX_PAGES": size // 50 + 10,
+        **(PROBE if probe else {}),
     }
     command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", f"tags={TAG}"]
     command += ["-a", "history=newest", "-a", f"follow={follow}"]
@@ -67,6 +81,8 @@ def measure(size: int, follow: str, folder: Path) -> dict[str, Any]:
         log = (folder / f"crawl-{size}.log").read_text("utf-8")
         raise SystemExit(f"crawl of {size} failed:\n{log[-3000:]}")
     stories = pq.ParquetFile(dataset / "stories.parquet").metadata.num_rows
+    if stories < size:
+        raise SystemExit(f"crawl of {size} exported only {stories} stories")
     return {
         "size": size,
         "stories": stories,
@@ -80,10 +96,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="5000,40000", help="archive sizes (5000,40000)")
     parser.add_argument("--follow", default="stories", help="-a follow (stories)")
+    parser.add_argument("--probe", action="store_true", help="log what grows (slower)")
+    parser.add_argument("--keep", type=Path, help="keep the crawl logs in this folder")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
-    with tempfile.TemporaryDirectory() as folder:
-        runs = [measure(size, args.follow, Path(folder)) for size in sizes]
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        runs = [measure(size, args.follow, folder, args.probe) for size in sizes]
     base = runs[0]
     for run in runs:
         run["rss_ratio"] = round(run["peak_rss_mib"] / base["peak_rss_mib"], 2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -17,11 +18,13 @@ from topics_crawler.middlewares.rate import (
     RatePolicy,
     SlotRate,
 )
-from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
+from topics_crawler.signals import host_paused
 
 SLOT = "127.0.0.1"
 URL = "http://127.0.0.1:8000/tag/llm"
-POLICY = RatePolicy(ceilings={"medium.com": 5.0}, decrease=0.5, increase=0.1, window=2.0)
+#: The decisions after the first contact (``start=0``: no cautious start; tested apart).
+POLICY = RatePolicy(ceilings={"medium.com": 5.0}, decrease=0.5, increase=0.1, window=2.0, start=0.0)
+STARTING = RatePolicy(start=4.0, start_increase=0.7, start_decrease=0.5, start_unlimited=200.0)
 
 
 def served(rate: SlotRate, start: float, per_second: float, seconds: float) -> float:
@@ -50,6 +53,42 @@ def test_until_the_first_limit_a_slot_runs_at_its_ceiling_or_unlimited() -> None
     unlimited = SlotRate(POLICY, None)
     served(unlimited, 0.0, 50, 1)
     assert (unlimited.current, unlimited.delay) == (None, 0.0)
+
+
+def test_first_contact_starts_modestly_and_doubles_about_every_second() -> None:
+    rate = SlotRate(STARTING, None)
+    assert rate.current == 4.0
+    now, seen = 0.0, []
+    for _ in range(3):
+        now = served(rate, now, rate.current or 0.0, 1)
+        seen.append(rate.current)
+    assert seen[0] == pytest.approx(8, rel=0.25)  # ~2× a second
+    assert seen[2] == pytest.approx(32, rel=0.4)
+    assert SlotRate(STARTING, 5.0).current == 4.0  # below a ceiling, up to it in <1 s
+    capped = SlotRate(STARTING, 5.0)
+    served(capped, 0.0, 4, 1)
+    assert capped.current == 5.0
+
+
+def test_first_contact_without_a_limit_ends_unpaced() -> None:
+    rate = SlotRate(STARTING, None)
+    now = 0.0
+    for _ in range(12):
+        now = served(rate, now, min(rate.current or 300.0, 300.0), 1)
+    assert (rate.current, rate.delay, rate.starting) == (None, 0.0, False)
+
+
+def test_a_limit_met_while_starting_cuts_the_served_rate_in_half_once() -> None:
+    rate = SlotRate(STARTING, None)
+    now = served(rate, 0.0, 4, 1)
+    now = served(rate, now, 8, 1)  # ~12 served over 2 s, the probe at ~16/s
+    assert rate.throttled(now, sent_at=now - 0.05, retry_after=1) is True
+    assert rate.current == pytest.approx(0.5 * 8, rel=0.3)
+    assert not rate.starting
+    now = served(rate, now + 1, rate.current or 0.0, 1)
+    assert rate.throttled(now, sent_at=now - 0.05, retry_after=1) is True
+    assert rate.decreases == 2  # the next cut is the ordinary one
+    assert rate.current == pytest.approx(0.85 * 4.4, rel=0.3)
 
 
 def test_a_429_halves_the_rate_it_was_served_at_and_pauses_for_retry_after() -> None:
@@ -132,7 +171,7 @@ def test_the_rate_never_falls_below_the_floor() -> None:
 
 
 def make_middleware(**settings: object) -> tuple[AdaptiveRateMiddleware, Slot, list[float]]:
-    crawler = get_crawler(Spider, {"RATE_DECREASE": 0.5, **settings})
+    crawler = get_crawler(Spider, {"RATE_DECREASE": 0.5, "RATE_START": 0, **settings})
     slot = Slot(concurrency=4, delay=0.0, jitter=0)
     crawler.engine = SimpleNamespace(downloader=SimpleNamespace(slots={SLOT: slot}))
     middleware = AdaptiveRateMiddleware.from_crawler(crawler)
@@ -179,10 +218,15 @@ def test_errors_leave_the_rate_alone() -> None:
     assert stats.get_value("rate/decreased") is None
 
 
-def test_a_retry_coming_back_early_is_held_by_its_slot_until_its_not_before_time() -> None:
-    middleware, slot, clock = make_middleware()
-    import time
-
-    middleware.process_request(request(**{RETRY_NOT_BEFORE_META: time.time() + 4}))
-    assert slot.lastseen == pytest.approx(clock[0] + 4, abs=0.1)
-    assert slot.delay > 0  # a zero delay would skip the slot's pacing
+def test_a_retry_after_pauses_the_whole_host_in_the_scheduler() -> None:
+    middleware, _, _ = make_middleware()
+    pauses: list[tuple[str, float]] = []
+    middleware.crawler.signals.connect(
+        lambda slot, until: pauses.append((slot, until)), host_paused, weak=False
+    )
+    middleware.response_downloaded(Response(URL, status=503), request())
+    assert pauses == []  # a 5xx pauses only its own retry (its backoff)
+    limited = Response(URL, status=429, headers={"Retry-After": "3"})
+    middleware.response_downloaded(limited, request())
+    assert [slot for slot, _ in pauses] == [SLOT]
+    assert pauses[0][1] == pytest.approx(time.time() + 3, abs=0.5)

@@ -23,6 +23,7 @@ from topics_crawler.middlewares.blocked import (
 )
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.pages._blocked import detect_block, is_signin_url
+from topics_crawler.signals import host_paused
 from topics_crawler.spiders._helpers import failure_reason
 
 STORY = "https://medium.com/@ev/welcome-to-medium-9e53ca408c48"
@@ -152,6 +153,23 @@ def test_challenge_is_retried_with_the_render_hook_then_fails_as_challenge() -> 
     assert stats.get_value("blocked/challenge") == 3
     assert stats.get_value("blocked/gave_up/challenge") == 1
     assert stats.get_value("blocked/retry/count") == 2
+
+
+def test_a_challenge_pauses_its_whole_host_a_signin_wall_only_its_page() -> None:
+    middleware = make_middleware()
+    pauses: list[tuple[str, float]] = []
+    middleware.crawler.signals.connect(
+        lambda slot, until: pauses.append((slot, until)), host_paused, weak=False
+    )
+    request = sent(middleware, Request(STORY, meta={"download_slot": "medium.com"}))
+    middleware.process_response(request, challenge_response())
+    assert pauses == [("medium.com", CLOCK + 2.0)]  # the host waits out the backoff
+    walled = sent(middleware, Request(STORY, meta={"download_slot": "medium.com"}))
+    signin = HtmlResponse("https://medium.com/m/signin?redirect=x", status=200, body=b"")
+    retry = middleware.process_response(walled, signin)
+    assert isinstance(retry, Request)
+    assert retry.meta[RENDER_REASON_META] == "signin_wall"
+    assert len(pauses) == 1
 
 
 def test_signin_redirect_through_the_mirror_retries_the_original_page() -> None:

@@ -104,6 +104,11 @@ HTTPCACHE_GZIP = True
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
 # The seen-set of requests on disk (memory flat in crawl size; topics_crawler/dupefilter.py).
 DUPEFILTER_CLASS = "topics_crawler.dupefilter.DiskDupeFilter"
+# Not-yet-due requests (a retry's backoff or Retry-After, a rate-limited host) wait in the
+# scheduler, not in a download slot where they would hold CONCURRENT_REQUESTS
+# (topics_crawler/not_before.py; the JOBDIR and Redis schedulers use the same gate).
+SCHEDULER_PRIORITY_QUEUE = "topics_crawler.not_before.NotBeforePriorityQueue"
+SCHEDULER_HELD_MAX = 1000  # requests held aside at most (past it the queue waits)
 # Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
 # journal flushes at each checkpoint (topics_crawler/feeds.py).
 FEED_STORAGES = {

@@ -5,6 +5,13 @@
 (last HTTP status or None), ``reason`` (short machine-readable text such as
 ``http_404``, ``timeout``, ``parse_failed``, ``challenge``), ``attempts``
 (download attempts made) and ``spider``.
+
+``host_paused``: the server asked a whole host to wait (a 429, a ``Retry-After``, a
+challenge page). Sent with ``slot`` (the download slot key: the host) and ``until``
+(epoch seconds); the scheduler's :class:`~topics_crawler.not_before.NotBeforeGate`
+holds that host's requests until then.
 """
 
 page_failed = object()
+
+host_paused = object()

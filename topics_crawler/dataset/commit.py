@@ -55,6 +55,10 @@ logger = logging.getLogger(__name__)
 
 COMMIT_LOG = ".commit.json"
 _JSON_SLICE = 1000
+#: A row group is written once its Arrow buffers reach this size, even short of
+#: ``row_group_size`` rows: stories with their bodies are large, and the buffer of a
+#: 10,000-row group would be most of a big run's peak memory.
+ROW_GROUP_BYTES = 32 * 2**20
 NEXT_SUFFIX = ".next"
 
 
@@ -201,15 +205,18 @@ def _write_staged(
     row_group_size: int,
 ) -> int:
     """Write staged records: Python objects a 1,000-row slice at a time, Arrow row groups
-    of ``row_group_size`` rows (compact buffers), so memory is bounded by constants."""
-    rows, tables, buffered = 0, [], 0
-    for chunk in _batched(records, _JSON_SLICE):
-        tables.append(encode_rows(chunk, schema))
+    of ``row_group_size`` rows or ``ROW_GROUP_BYTES`` (compact buffers), so memory is
+    bounded by constants."""
+    rows, tables, buffered, buffered_bytes = 0, [], 0, 0
+    for chunk in _batched(records, min(_JSON_SLICE, row_group_size)):
+        table = encode_rows(chunk, schema)
+        tables.append(table)
         jsonl.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in chunk)
         buffered += len(chunk)
-        if buffered >= row_group_size:
+        buffered_bytes += table.nbytes
+        if buffered >= row_group_size or buffered_bytes >= ROW_GROUP_BYTES:
             writer.write_table(pa.concat_tables(tables))
-            rows, tables, buffered = rows + buffered, [], 0
+            rows, tables, buffered, buffered_bytes = rows + buffered, [], 0, 0
     if tables:
         writer.write_table(pa.concat_tables(tables))
         rows += buffered

@@ -50,6 +50,7 @@ from topics_crawler.distributed.local_state import (
 )
 from topics_crawler.distributed.marker import join_crawl
 from topics_crawler.distributed.workers import worker_id
+from topics_crawler.not_before import NotBeforeGate
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -85,6 +86,7 @@ class RedisScheduler(Scheduler):
     redis_url: str
     """``REDIS_URL`` without its password, for log lines."""
     redis_lost: bool = False
+    gate: NotBeforeGate
     crawl_id: str | None = None
 
     @classmethod
@@ -110,6 +112,8 @@ class RedisScheduler(Scheduler):
         scheduler.crawler = crawler
         scheduler.stats = crawler.stats
         scheduler.redis_url = redact(settings["REDIS_URL"])
+        #: Requests not due yet wait here, still leased to this worker in Redis.
+        scheduler.gate = NotBeforeGate.from_crawler(crawler)
         return scheduler
 
     def open(self, spider: Spider) -> None:
@@ -136,7 +140,10 @@ class RedisScheduler(Scheduler):
             logger.info("Joining crawl %s with %d requests queued in Redis", self.crawl_id, queued)
 
     def close(self, reason: str) -> None:
-        """Leave the shared state alone: other workers may still use it."""
+        """Leave the shared state alone: other workers may still use it. Requests held
+        for their not-before time go back to the queue (a push ends their lease)."""
+        for request in self.gate.close():
+            self._push_back(request)
 
     def enqueue_request(self, request: Request) -> bool:
         fingerprint = "" if request.dont_filter else self.df.request_fingerprint(request)
@@ -157,16 +164,25 @@ class RedisScheduler(Scheduler):
         return True
 
     def next_request(self) -> Request | None:
+        return self.gate.take(self._pop, self._push_back)
+
+    def _push_back(self, request: Request) -> None:
+        """A request the gate cannot hold now goes back to the shared queue (the push
+        ends its lease), for this or another worker to take."""
+        request.dont_filter = True
+        self.enqueue_request(request)
+
+    def _pop(self) -> Request | None:
         request: Request | None = self._call(self.queue.pop, default=None)
         if request is not None:
             self._count("scheduler/dequeued/redis")
         return request
 
     def has_pending_requests(self) -> bool:
-        return bool(self._call(len, self.queue, default=0))
+        return bool(self.gate) or bool(self._call(len, self.queue, default=0))
 
     def __len__(self) -> int:
-        return int(self._call(len, self.queue, default=0))
+        return len(self.gate) + int(self._call(len, self.queue, default=0))
 
     # --- a lost Redis -------------------------------------------------------------
 

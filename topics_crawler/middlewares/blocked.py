@@ -9,8 +9,10 @@ times, counted apart from retries for other errors) carrying ``meta["render_reas
 run out the request fails with :class:`Challenge` or :class:`SigninWall`; the spider's
 errback turns the exception's name into the failure reason (``challenge`` / ``signin_wall``).
 The retry is returned at once, as every retry is: it carries a not-before time
-(``meta["retry_not_before"]``, ``RETRY_BACKOFF_BASE`` doubled per block) that its
-download slot honours (:mod:`topics_crawler.middlewares.rate`); nothing sleeps here.
+(``meta["retry_not_before"]``, ``RETRY_BACKOFF_BASE`` doubled per block) that the
+scheduler's gate honours (:mod:`topics_crawler.not_before`); a challenge also pauses
+the whole host for that long (the ``host_paused`` signal), a sign-in wall only its
+page. Nothing sleeps here.
 A redirect into the sign-in flow usually never gets a response: Medium's
 robots.txt disallows ``/m/``, so the robots middleware refuses the redirected
 request; that refusal is caught here too and treated as the sign-in wall it is.
@@ -32,6 +34,7 @@ from scrapy.http import Response
 from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META, backoff_delay
 from topics_crawler.pages._blocked import Block, BlockReason, detect_block, is_signin_url
+from topics_crawler.signals import host_paused
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -167,6 +170,12 @@ class BlockedPageMiddleware:
         )
         if wait > 0:
             retry.meta[RETRY_NOT_BEFORE_META] = self.clock() + wait
+            slot = request.meta.get("download_slot")
+            if block.reason == "challenge" and slot is not None:
+                # A challenge is about the client, not the page: the host waits as a whole.
+                self.crawler.signals.send_catch_log(
+                    host_paused, slot=slot, until=self.clock() + wait
+                )
         return retry
 
     def _retry_request(self, request: Request, block: Block) -> Request | None:

@@ -13,14 +13,15 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   requests sent before the last decrease do not decrease again. A 5xx or a timeout
   says nothing about the rate (a flaky page, a slow one): it leaves the rate alone and
   is paced by its retry's own backoff (below).
-* **pause the slot** until a ``Retry-After`` (capped by ``RETRY_AFTER_MAX``) has passed:
-  the server said when to come back, for every request to the host. The retried
-  request itself goes back to the scheduler at once (the retry middlewares return it)
-  carrying its not-before time, ``meta["retry_not_before"]`` (epoch seconds: the
-  ``Retry-After``, else its backoff); when it reaches the downloader again its slot
-  holds it (and what queues behind it) until then. Both are the slot's own pacing
-  (its ``lastseen`` is moved forward), so nothing sleeps in a middleware and a
-  waiting retry holds no concurrency slot while it is in the scheduler.
+* **pause the host** until a ``Retry-After`` (capped by ``RETRY_AFTER_MAX``) has
+  passed: the server said when to come back, for every request to the host. The
+  ``host_paused`` signal tells the scheduler's gate (:mod:`topics_crawler.not_before`),
+  which holds the host's requests aside until then, so none waits in the downloader
+  holding a concurrency slot; the few already in the slot's queue are held by the slot
+  (its ``lastseen`` is moved forward). The retried request goes back to the scheduler
+  at once (the retry middlewares return it) with its not-before time,
+  ``meta["retry_not_before"]``; a 5xx or timeout retry waits alone for its backoff.
+  Nothing sleeps in a middleware.
 * **speed up gradually** while responses succeed: ``RATE_INCREASE`` per second of
   success (a fraction of the rate, so the probe takes the same time at any rate), and
   only while requests wait in the slot's queue (the rate is what holds the crawl back).
@@ -31,7 +32,12 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   its subdomains; ``medium.com``: 5 requests/s by default), else ``RATE_CEILING``
   (0: none); a ``DOWNLOAD_DELAY`` of *d* seconds caps every ceiling at 1/*d*, so the
   delay a user sets still holds. Until a slot is first rate-limited it runs at its
-  ceiling (or, without one, as fast as the concurrency settings allow).
+  ceiling (or, without one, as fast as the concurrency settings allow) — after a
+  **cautious first contact**: a new host starts at ``RATE_START`` (4/s) and doubles
+  about every second (``RATE_START_INCREASE``) while requests wait for it, until
+  ``RATE_START_UNLIMITED`` (200/s: no limit in sight, unpaced from then on) or its
+  ceiling; a limit met on the way cuts the served rate by ``RATE_START_DECREASE``
+  (half: the probe overshot while the 429 was on its way), then the rules above.
 
 Stats: ``rate/throttled`` (rate-limit responses), ``rate/decreased``,
 ``rate/paused_ms``, ``rate/learned/<slot>`` (the requests/s in force: the ceiling until
@@ -53,11 +59,8 @@ from scrapy import Request, Spider, signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
-from topics_crawler.middlewares.retry_after import (
-    RETRY_NOT_BEFORE_META,
-    TOO_MANY_REQUESTS,
-    parse_retry_after,
-)
+from topics_crawler.middlewares.retry_after import TOO_MANY_REQUESTS, parse_retry_after
+from topics_crawler.signals import host_paused
 
 if TYPE_CHECKING:
     from scrapy.core.downloader import Slot
@@ -81,6 +84,13 @@ class RatePolicy:
     fast_increase: float = 0.1
     minimum: float = 0.05
     first_guess: float = 1.0
+    #: First contact with a host: its first rate (0: none, as fast as the concurrency
+    #: allows), grown by ``start_increase`` per second (×e^0.7 ≈ 2 a second) while it binds,
+    #: until the first limit (then cut by ``start_decrease``) or ``start_unlimited``.
+    start: float = 4.0
+    start_increase: float = 0.7
+    start_decrease: float = 0.5
+    start_unlimited: float = 200.0
     window: float = 5.0
     max_pause: float = 300.0
     #: ``DOWNLOAD_DELAY``: the least delay between two requests of a slot (0: none).
@@ -100,6 +110,10 @@ class RatePolicy:
             fast_increase=settings.getfloat("RATE_FAST_INCREASE", default.fast_increase),
             minimum=settings.getfloat("RATE_MIN", default.minimum),
             first_guess=settings.getfloat("RATE_FIRST_GUESS", default.first_guess),
+            start=settings.getfloat("RATE_START", default.start),
+            start_increase=settings.getfloat("RATE_START_INCREASE", default.start_increase),
+            start_decrease=settings.getfloat("RATE_START_DECREASE", default.start_decrease),
+            start_unlimited=settings.getfloat("RATE_START_UNLIMITED", default.start_unlimited),
             window=settings.getfloat("RATE_WINDOW", default.window),
             max_pause=settings.getfloat("RETRY_AFTER_MAX", default.max_pause),
             download_delay=settings.getfloat("DOWNLOAD_DELAY", default.download_delay),
@@ -139,6 +153,11 @@ class SlotRate:
         self.pause_until = float("-inf")
         self.successes: deque[float] = deque()
         self.first_seen: float | None = None
+        #: First contact: the rate starts at ``policy.start`` and doubles about every
+        #: second, so a burst never runs a new host's limit dry by much.
+        self.starting = policy.start > 0
+        if self.starting:
+            self.rate = policy.start if ceiling is None else min(policy.start, ceiling)
 
     @property
     def current(self) -> float | None:
@@ -163,10 +182,17 @@ class SlotRate:
             self.successes.popleft()
         if self.rate is not None and binding:
             elapsed = min(1.0, now - self.last_success) if self.last_success is not None else 0.0
-            step = self.policy.increase if self.decreases >= 2 else self.policy.fast_increase
+            if self.starting:
+                step = self.policy.start_increase
+            elif self.decreases >= 2:
+                step = self.policy.increase
+            else:
+                step = self.policy.fast_increase
             self.rate *= 1.0 + step * max(0.0, elapsed)
             if self.ceiling is not None:
                 self.rate = min(self.rate, self.ceiling)
+            elif self.starting and self.rate >= self.policy.start_unlimited:
+                self.starting, self.rate = False, None  # no limit in sight: unpaced
         self.last_success = now
 
     def throttled(self, now: float, sent_at: float, retry_after: float | None) -> bool:
@@ -177,18 +203,21 @@ class SlotRate:
             self.pause_until = max(self.pause_until, now + min(retry_after, self.policy.max_pause))
         return self._decrease(now, sent_at, self.policy.decrease)
 
-    def served_rate(self, now: float) -> float | None:
+    def served_rate(self, now: float, window: float | None = None) -> float | None:
         """Successful responses per second over the window (None before any). The span is
         at least a second: a burst the server allowed at the start is not its rate."""
         if not self.successes or self.first_seen is None:
             return None
-        span = min(self.policy.window, max(now - self.first_seen, 1.0))
+        span = min(window or self.policy.window, max(now - self.first_seen, 1.0))
         return sum(1 for t in self.successes if t >= now - span) / span
 
     def _decrease(self, now: float, sent_at: float, factor: float) -> bool:
         if sent_at < self.last_decrease:
             return False  # sent before the last slow-down: already accounted for
-        current, served = self.current, self.served_rate(now)
+        # While starting the rate doubled each second: the last second tells what the
+        # server took at the end of the probe (a longer window would average the ramp).
+        current = self.current
+        served = self.served_rate(now, 1.0 if self.starting else None)
         if current is None:
             # The first limit of an unlimited slot: what was served is a guess (low while
             # the crawl had little to ask), never below ``first_guess``; a server that
@@ -196,6 +225,12 @@ class SlotRate:
             start = max(served or 0.0, self.policy.first_guess)
         else:
             start = min(current, served) if served else current
+            if self.starting:  # the first limit: the same floor under the guess
+                start = max(start, self.policy.first_guess)
+        if self.starting:
+            # The probe overshot the limit (its rate grew while the 429 was on its way):
+            # cut deeper once, then probe up slowly.
+            self.starting, factor = False, min(factor, self.policy.start_decrease)
         self.rate = max(self.policy.minimum, start * factor)
         self.last_decrease = now
         self.decreases += 1
@@ -208,7 +243,7 @@ class SlotRate:
 
 class AdaptiveRateMiddleware:
     """Downloader middleware (see the module docstring): reads every response from the
-    ``response_downloaded`` signal and not-before times in ``process_request``."""
+    ``response_downloaded`` signal."""
 
     def __init__(self, crawler: Crawler, policy: RatePolicy) -> None:
         self.crawler = crawler
@@ -240,19 +275,6 @@ class AdaptiveRateMiddleware:
             if found is not None:
                 self._apply(*found, self.clock())
 
-    def process_request(self, request: Request) -> None:
-        """A retry with a not-before time: its slot holds it (and its queue) until then."""
-        not_before = request.meta.get(RETRY_NOT_BEFORE_META)
-        if not_before is None:
-            return
-        found = self._slot(request)
-        if found is None:
-            return
-        key, slot, rate = found
-        now = self.clock()
-        rate.pause_until = max(rate.pause_until, now + float(not_before) - time.time())
-        self._apply(key, slot, rate, now)
-
     def response_downloaded(
         self, response: Response, request: Request, spider: Spider | None = None
     ) -> None:
@@ -269,6 +291,8 @@ class AdaptiveRateMiddleware:
             retry_after is not None and response.status >= 400
         ):
             self._count("rate/throttled")
+            if retry_after is not None:
+                self._pause_host(key, min(retry_after, self.policy.max_pause))
             if rate.throttled(now, self._sent_at(request, now), retry_after):
                 self._count("rate/decreased")
                 logger.info(
@@ -296,6 +320,10 @@ class AdaptiveRateMiddleware:
         stats, current = self.crawler.stats, rate.current
         if stats is not None and current is not None:
             stats.set_value(LEARNED_RATE_STAT + key, round(current, 2))
+
+    def _pause_host(self, key: str, seconds: float) -> None:
+        """Tell the scheduler's gate to hold the host's requests for ``seconds``."""
+        self.crawler.signals.send_catch_log(host_paused, slot=key, until=time.time() + seconds)
 
     def _slot(self, request: Request) -> tuple[str, Slot, SlotRate] | None:
         engine: Any = self.crawler.engine

@@ -10,10 +10,11 @@ carries ``meta["retry_not_before"]`` (epoch seconds) — the server's
 it sent one, else ``RETRY_BACKOFF_BASE`` doubled per attempt up to
 ``RETRY_BACKOFF_MAX``. Like Scrapy's, it returns the retry at once: the request
 goes back to the scheduler and holds no download or concurrency slot while it
-waits; nothing sleeps here. The waiting is the download slot's job: the rate
-controller (:mod:`topics_crawler.middlewares.rate`) pauses the slot for a
-``Retry-After`` when the 429 arrives, and holds the retry in its slot until its
-not-before time when it comes back. Waits of ``RETRY_AFTER_LONG_WAIT`` seconds
+waits; nothing sleeps here. The waiting is the scheduler's: its gate
+(:mod:`topics_crawler.not_before`) hands the retry to the downloader only once its
+not-before time has passed, and for a ``Retry-After`` the rate controller
+(:mod:`topics_crawler.middlewares.rate`) pauses the whole host; a backoff (a 5xx, a
+timeout) delays only the retried request. Waits of ``RETRY_AFTER_LONG_WAIT`` seconds
 or more are logged as warnings. Stats: ``retry/wait_ms`` (not-before offsets),
 ``retry/retry_after``.
 """

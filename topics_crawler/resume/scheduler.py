@@ -24,6 +24,7 @@ from scrapy.utils.request import request_from_dict
 
 from topics_crawler.errors import record_write_failure
 from topics_crawler.feeds import open_feed_files
+from topics_crawler.not_before import NotBeforeGate
 from topics_crawler.resume.journal import CrawlJournal
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ class JournalScheduler(BaseScheduler):
         self._spider: Spider | None = None
         self._checkpoints = create_looping_call(self.checkpoint)
         self._failed = False
+        #: Requests not due yet wait here (still pending in the journal), not in a slot.
+        self.gate = NotBeforeGate.from_crawler(crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -70,16 +73,17 @@ class JournalScheduler(BaseScheduler):
         self._checkpoints.start(self.interval, now=False)
 
     def close(self, reason: str) -> None:
+        self.gate.close()  # held requests stay pending in the journal
         if self._checkpoints.running:
             self._checkpoints.stop()
         self.checkpoint(force=True)
         self.journal.close()
 
     def has_pending_requests(self) -> bool:
-        return bool(self._heap)
+        return bool(self._heap) or bool(self.gate)
 
     def __len__(self) -> int:
-        return len(self._heap)
+        return len(self._heap) + len(self.gate)
 
     def enqueue_request(self, request: Request) -> bool:
         fp = self.fingerprinter.fingerprint(request).hex()
@@ -98,6 +102,14 @@ class JournalScheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
+        return self.gate.take(self._pop, self._push_back)
+
+    def _push_back(self, request: Request) -> None:
+        """A request the gate cannot hold now: first in line again (still in the journal)."""
+        fp = self.fingerprinter.fingerprint(request).hex()
+        heapq.heappush(self._heap, (-request.priority, 0, fp, request))
+
+    def _pop(self) -> Request | None:
         if not self._heap:
             return None
         _, _, _, stored = heapq.heappop(self._heap)

@@ -90,6 +90,12 @@ def history_ranges(since: tuple[int, int] | None, today: date) -> list[TimeRange
     return ranges
 
 
+#: Cursors a listing keeps for its loop check: the last pages' (a server that loops
+#: comes back to a page it served lately). Bounded, so the state each listing request
+#: carries (and the JOBDIR/Redis queues store) does not grow with the tag's history.
+SEEN_CURSORS_KEPT = 1000
+
+
 @dataclass
 class TagListing:
     """Paging state of one tag: the ranges left, the cursor, what was taken. Carried by
@@ -101,8 +107,9 @@ class TagListing:
     after: str | None = None
     taken: int = 0
     pages: int = 0
-    seen_cursors: set[str] = field(default_factory=set)
-    """Cursors read in the current range (one coming back is a paging loop)."""
+    seen_cursors: list[str] = field(default_factory=list)
+    """The last ``SEEN_CURSORS_KEPT`` cursors read in the current range (one coming back
+    is a paging loop)."""
 
     @property
     def time_range(self) -> TimeRange:
@@ -160,7 +167,7 @@ class HistoryPager:
         nodes = page.nodes[: self._remaining(listing)]
         listing.pages += 1
         listing.taken += len(nodes)
-        listing.seen_cursors.update(page.cursors)
+        listing.seen_cursors = [*listing.seen_cursors, *page.cursors][-SEEN_CURSORS_KEPT:]
         self.stats.inc_value("history/pages")
         self.stats.inc_value("history/stories", len(nodes))
         scraped_at = format_timestamp(datetime.now(UTC))
@@ -195,7 +202,7 @@ class HistoryPager:
             return iter([self._request(listing)])
         listing.ranges.pop(0)
         listing.after = None
-        listing.seen_cursors.clear()  # cursors belong to one range's listing
+        listing.seen_cursors = []  # cursors belong to one range's listing
         if not listing.ranges:
             return self._finish(listing, "listing complete")
         return iter([self._request(listing)])
@@ -245,7 +252,7 @@ class HistoryPager:
             meta={
                 "entity_kind": "history",
                 HISTORY_TAG_META: listing.tag,
-                HISTORY_STATE_META: replace(listing, seen_cursors=set(listing.seen_cursors)),
+                HISTORY_STATE_META: replace(listing, seen_cursors=list(listing.seen_cursors)),
             },
         )
 
@@ -255,7 +262,7 @@ def listing_of(meta: dict[str, Any]) -> TagListing | None:
     listing = meta.get(HISTORY_STATE_META)
     if not isinstance(listing, TagListing):
         return None
-    return replace(listing, ranges=list(listing.ranges), seen_cursors=set(listing.seen_cursors))
+    return replace(listing, ranges=list(listing.ranges), seen_cursors=list(listing.seen_cursors))
 
 
 def fallback_request(tag_url: str, callback: Callback, errback: Callback) -> Request:
