@@ -56,6 +56,10 @@ def run_crawl(
         "LOG_FILE": str(log_path),
         "LOG_LEVEL": "INFO",
         "AUTOTHROTTLE_ENABLED": False,
+        # The local site has no rate limit: a crawl opens unpaced instead of probing up from
+        # 4 requests/s (which doubles a short test crawl's time). The rate-limit tests pass
+        # the default back (tests/test_rate_limit_crawl.py).
+        "RATE_START": 0,
         "DISTRIBUTED_STATE_DIR": str(out_dir / "distributed-state"),  # used with REDIS_URL
         **(settings or {}),
     }

@@ -11,6 +11,7 @@ from tests.site.content import default_site
 from tests.site.graphql import archive_stories
 from tests.site.rate_limit import TokenBucket
 from tests.site.server import SiteServer
+from topics_crawler.middlewares.rate import RatePolicy
 
 TAG = "distributed-training"
 ALL_TIME = {"kind": "ALL_TIME"}
@@ -70,7 +71,7 @@ def test_a_rate_limited_history_crawl_exports_every_story_under_the_429_share(
     with SiteServer(content, latency=0.02, rate_limit=TokenBucket(rate)) as site:
         run = run_crawl(
             site.base_url, tmp_path, f"tags={TAG}", "history=newest", "follow=stories",
-            timeout=240,
+            settings={"RATE_START": RatePolicy().start}, timeout=240,  # as shipped
         )  # fmt: skip
         log = site.requests
     assert run.returncode == 0, run.log[-3000:]
