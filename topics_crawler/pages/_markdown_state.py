@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -148,28 +149,66 @@ def _legacy_markup_kind(value: Any) -> str | None:
     return None
 
 
-def apollo_blocks(body_model: Node | None) -> list[Block]:
-    """Blocks of an Apollo ``RichText`` body model (``paragraphs`` of ``Paragraph``
-    entities with string types; references are followed by the state reader)."""
+@dataclass(frozen=True, slots=True)
+class BodyModel:
+    """A story body read once from the state, in the two views its renderers take:
+    :attr:`blocks` for the Markdown, :attr:`paragraphs` ``(type, text)`` for the plain
+    text (:func:`~topics_crawler.pages._body.render_paragraphs`)."""
+
+    blocks: list[Block] = field(default_factory=list)
+    """Markdown blocks, a ``HR`` where each section after the first starts."""
+    paragraphs: list[tuple[str, str]] = field(default_factory=list)
+    """Every paragraph's type as the text renderer reads it (a wrong-typed type is a
+    plain paragraph) and its text, one per paragraph."""
+
+
+def apollo_body(body_model: Node | None) -> BodyModel:
+    """An Apollo ``RichText`` body model (``paragraphs`` of ``Paragraph`` entities with
+    string types; references are followed by the state reader), read once."""
     if body_model is None:
-        return []
+        return BodyModel()
     blocks = []
+    paragraphs = []
     for paragraph in body_model.nodes("paragraphs"):
-        kind = _apollo_kind(paragraph.scalar("type"))
-        kind = kind if kind in BLOCK_KINDS else "P"
-        blocks.append(_block(paragraph, kind, _apollo_kind))
-    return _with_sections(blocks, body_model)
+        raw = paragraph.scalar("type")
+        if type(raw) is str:
+            kind = raw if raw in BLOCK_KINDS else "P"
+            text_kind = raw or "P"
+        else:  # the text reads it as a string field: a wrong type is noted there
+            kind = "P"
+            text_kind = paragraph.str("type") or "P"
+        block = _block(paragraph, kind, _apollo_kind)
+        blocks.append(block)
+        paragraphs.append((text_kind, block.text))
+    return BodyModel(_with_sections(blocks, body_model), paragraphs)
 
 
-def legacy_blocks(body_model: Node | None) -> list[Block]:
-    """Blocks of a 2015–2018 ``bodyModel`` (integer paragraph and markup types)."""
+def legacy_body(body_model: Node | None) -> BodyModel:
+    """A 2015–2018 ``bodyModel`` (integer paragraph and markup types), read once."""
     if body_model is None:
-        return []
+        return BodyModel()
     blocks = []
+    paragraphs = []
     for paragraph in body_model.nodes("paragraphs"):
         number = paragraph.scalar("type")
         kind = "P"
-        if isinstance(number, int) and not isinstance(number, bool):
+        if type(number) is int:
             kind = LEGACY_PARAGRAPH_TYPES.get(number, "P")
-        blocks.append(_block(paragraph, kind, _legacy_markup_kind))
-    return _with_sections(blocks, body_model)
+            text_kind = kind
+        else:  # the text reads it as an integer field (3.0 counts; noted otherwise)
+            as_int = paragraph.int("type")
+            text_kind = LEGACY_PARAGRAPH_TYPES.get(as_int, "P") if as_int is not None else "P"
+        block = _block(paragraph, kind, _legacy_markup_kind)
+        blocks.append(block)
+        paragraphs.append((text_kind, block.text))
+    return BodyModel(_with_sections(blocks, body_model), paragraphs)
+
+
+def apollo_blocks(body_model: Node | None) -> list[Block]:
+    """Blocks of an Apollo ``RichText`` body model (:func:`apollo_body`)."""
+    return apollo_body(body_model).blocks
+
+
+def legacy_blocks(body_model: Node | None) -> list[Block]:
+    """Blocks of a 2015–2018 ``bodyModel`` (:func:`legacy_body`)."""
+    return legacy_body(body_model).blocks
