@@ -83,8 +83,10 @@ def _from_marker(text: str | None, body: bytes | None, marker: str) -> Located |
 
 
 #: What may follow the JSON at a script's end: a statement end, the close of a
-#: ``obvInit(…)`` call, a CDATA section's end (with or without a ``//`` before it).
-_SCRIPT_TAILS = (b";", b")", b"]]>", b"//")
+#: ``obvInit(…)`` call, a CDATA section's end (with or without a ``//`` before it; written
+#: ``]]&gt;`` by tools that re-serialise a page and escape the script's text; it comes
+#: first, or its ``;`` would be taken for a statement end).
+_SCRIPT_TAILS = (b"]]&gt;", b";", b")", b"]]>", b"//")
 
 
 def _script_json(body: bytes, marker: str) -> Any:
