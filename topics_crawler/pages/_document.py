@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cached_property
 from itertools import chain
@@ -136,6 +136,20 @@ def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
     return body.decode("utf-8", errors="replace"), None
 
 
+def note_into(errors: list[str]) -> Callable[[str], None]:
+    """A callback that records a reason in ``errors`` once. The states a
+    :class:`Document` owns note through it rather than a bound ``Document.error``: that
+    would make every page with state a reference cycle (page → state → page), whose
+    tree and JSON only the cyclic garbage collector frees, and whose collections then
+    walk them again and again while later pages are parsed."""
+
+    def note(reason: str) -> None:
+        if reason not in errors:
+            errors.append(reason)
+
+    return note
+
+
 class Document:
     """A page (HTML, JSON or XML) plus its URL and fetch time."""
 
@@ -162,6 +176,8 @@ class Document:
         self.now = scraped_at or datetime.now(UTC)
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
+        #: :meth:`error` as a callback for the states this page owns (see :func:`note_into`).
+        self.note = note_into(self.errors)
         #: Typed "fetch this again" signals found while reading the page (broken state).
         self.signals: list[FetchAgain] = []
         self._markers: dict[str, bool] = {}
@@ -199,8 +215,7 @@ class Document:
 
     def error(self, reason: str) -> None:
         """Record a problem with this page (reported as ``parse/errors/<kind>``)."""
-        if reason not in self.errors:
-            self.errors.append(reason)
+        self.note(reason)
 
     @cached_property
     def tree(self) -> lxml.html.HtmlElement | None:
@@ -321,7 +336,7 @@ class Document:
     def json_ld(self) -> list[Node]:
         """Every JSON-LD object on the page (``@graph`` members flattened), as nodes of one
         :class:`State` whose notes go to :attr:`errors` (read them with the typed accessors)."""
-        state = State(notes=self.error, source="JSON-LD")
+        state = State(notes=self.note, source="JSON-LD")
         objects: list[Node] = []
         for script in self.iter_tags("script"):
             if script.get("type") != "application/ld+json":
@@ -371,7 +386,7 @@ class Document:
         """The Apollo cache of a 2019+ page (Apollo-2 or -3), or None (broken state is
         recorded); wrong-typed values met while reading it are recorded as errors."""
         data = self._apollo_cache
-        return State.from_apollo(data, notes=self.error) if data is not None else None
+        return State.from_apollo(data, notes=self.note) if data is not None else None
 
     @cached_property
     def legacy(self) -> dict[str, Any] | None:
@@ -387,7 +402,7 @@ class Document:
     def legacy_state(self) -> State | None:
         """The ``{value, references}`` payload of a 2015–2018 page as a :class:`State`."""
         payload = self.legacy
-        return State.from_payload(payload, notes=self.error) if payload is not None else None
+        return State.from_payload(payload, notes=self.note) if payload is not None else None
 
     @property
     def state(self) -> State | None:
