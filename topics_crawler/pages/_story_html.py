@@ -173,12 +173,35 @@ def _reading_time_text(value: str | None) -> str | None:
     return value
 
 
+#: Story fields :func:`meta_layer` gives (it runs only when a better layer left one empty).
+META_FIELDS = frozenset(
+    {
+        "story_id",
+        "title",
+        "author_name",
+        "author_username",
+        "published_at",
+        "reading_time_min",
+        "image_url",
+    }
+)
+
+
 def legacy_markup_layer(doc: Document) -> dict[str, Any]:
     """The ``graf--title`` heading of a 2015–2018 page: its ``og:title`` may carry
     `` – <Publication>`` after the title, the heading never does."""
     if not is_legacy_markup(doc):
         return {}
     return {"title": _first_text(doc, _class_hook("graf--title"))}
+
+
+#: The layers below JSON-LD, in order, with the fields each can give: they read only the
+#: tree and the meta tags (no notes), so one whose fields the better layers all filled is
+#: not run — :func:`~topics_crawler.layers.pick` would take none of its values.
+HTML_LAYERS: tuple[tuple[frozenset[str], Callable[[Document], dict[str, Any]]], ...] = (
+    (frozenset({"title"}), legacy_markup_layer),
+    (META_FIELDS, meta_layer),
+)
 
 
 # --- DOM hooks -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ items the state describes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,13 +63,14 @@ def _text_fields(text: str | None, preview: bool | None, word_count: Any) -> dic
 # --- Apollo (2019–2025) -----------------------------------------------------------------
 
 
-def find_apollo_post(state: State, post_id: str | None) -> Node | None:
-    """The page's ``Post``: the ``postResult`` root call first, else ``Post:<post_id>``."""
+def find_apollo_post(state: State, post_id: str | Callable[[], str | None] | None) -> Node | None:
+    """The page's ``Post``: the ``postResult`` root call first, else ``Post:<post_id>``
+    (``post_id`` may be a function, asked only when there is no such call)."""
     for call in state.root.calls("postResult"):
         post = call.node
         if post is not None and post.typename in ("Post", None) and post.has("id"):
             return post
-    return state.entity("Post", post_id)
+    return state.entity("Post", post_id() if callable(post_id) else post_id)
 
 
 def _apollo_body(post: Node) -> dict[str, Any]:
