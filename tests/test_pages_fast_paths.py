@@ -21,9 +21,11 @@ from lxml import etree
 
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages import Document
-from topics_crawler.pages._body import article_blocks, class_xpath
+from topics_crawler.pages._body import article_blocks, class_xpath, count_words
 from topics_crawler.pages._document import iter_tags
 
+#: The word regex :func:`count_words` ran on the whole text before it skipped plain tokens.
+REFERENCE_WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
 #: The ``<article>`` body XPath that :func:`article_blocks` replaced.
 REFERENCE_ARTICLE_XPATH = (
     "//article//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::pre"
@@ -197,3 +199,13 @@ def test_clean_text_matches_the_reference_on_random_blanks() -> None:
     for _ in range(5000):
         raw = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
         assert clean_text(raw) == reference_clean_text(raw), repr(raw)
+
+
+def test_count_words_matches_the_word_regex_on_random_text() -> None:
+    """:func:`count_words` counts blank-separated letter-and-digit tokens without the
+    regex; the count must be the regex's on any text."""
+    alphabet = "ab é_-'’ \n\t1.,😀ß\u00a0\u2028x–*#`٣"
+    rng = random.Random(7)
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+        assert count_words(text) == len(REFERENCE_WORD_RE.findall(text)), repr(text)
