@@ -209,3 +209,28 @@ def test_count_words_matches_the_word_regex_on_random_text() -> None:
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
         assert count_words(text) == len(REFERENCE_WORD_RE.findall(text)), repr(text)
+
+
+PREFIX_PAGE = """<html><body>
+<h1 class="pw-post-title">T</h1><p class="x pw-post-title-not">no</p>
+<span class="a\tpw-author-name\nb">A</span><div class="pw-author-name"><b class="pw-">?</b></div>
+<i class="xpw-author-name">no</i><em class="PW-AUTHOR-NAME">no (case)</em>
+</body></html>"""
+
+
+@pytest.mark.parametrize("name", ["pw-post-title", "pw-author-name", "pw-", "pw-nowhere"])
+def test_with_class_prefix_walk_matches_the_token_xpath(name: str) -> None:
+    """Names of a shared prefix (``pw-``) are picked from one walk; each must be exactly
+    what the token XPath selects, in document order, whichever is asked first."""
+    token_only = f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+    doc = Document(PREFIX_PAGE, "https://medium.com/p/x")
+    doc.with_class("pw-author-name" if name != "pw-author-name" else "pw-post-title")
+    assert doc.with_class(name) == doc.tree.xpath(token_only)
+
+
+def test_with_class_prefix_walk_on_the_captures(real_pages: Path) -> None:
+    for page in sorted(real_pages.glob("*.html")):
+        doc = Document(page.read_bytes(), "https://medium.com/p/x")
+        for name in ("pw-author-name", "pw-post-title", "pw-multi-vote-count"):
+            token_only = f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+            assert doc.with_class(name) == doc.xpath(token_only), (page.name, name)

@@ -48,6 +48,10 @@ INDEXED_TAGS = ("meta", "link", "script")
 #: Class names whose elements, once found, also answer the names they start
 #: (``graf`` → ``graf--title``, ``graf--subtitle``) without another walk of the tree.
 CLASS_STEMS = ("graf",)
+#: Prefixes of class names that parsers ask for several of on one page (``pw-post-title``,
+#: ``pw-author-name``, …): the elements whose ``class`` contains the prefix are found by
+#: one walk of the tree, and each name is picked from them by its token.
+CLASS_PREFIXES = ("pw-",)
 #: Tokens of a ``class`` value as XPath's ``normalize-space`` splits them.
 _CLASS_TOKENS = re.compile(r"[^ \t\r\n]+")
 #: Where notes on JSON-LD values say they are (``JSON-LD.headline is a number, …``).
@@ -288,16 +292,32 @@ class Document:
             return list(found)
         stem = next((s for s in CLASS_STEMS if name.startswith(s) and name != s), None)
         among = self.memo.get(f"class:{stem}") if stem else None
+        prefix = next((p for p in CLASS_PREFIXES if name.startswith(p)), None)
         if not self.contains(name):
             found = []
         elif among is not None:
             found = [e for e in among if name in _CLASS_TOKENS.findall(e.get("class") or "")]
+        elif prefix is not None:
+            found = [
+                e
+                for e in self._with_class_prefix(prefix)
+                if name in _CLASS_TOKENS.findall(e.get("class") or "")
+            ]
         else:
             found = self.xpath(
                 f"//@class[contains(., '{name}')]/parent::*"
                 f"[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
             )
         self.memo[key] = found
+        return list(found)
+
+    def _with_class_prefix(self, prefix: str) -> list[lxml.html.HtmlElement]:
+        """Elements whose ``class`` contains ``prefix`` anywhere, document order, found once."""
+        key = f"class-prefix:{prefix}"
+        found = self.memo.get(key)
+        if found is None:
+            found = self.xpath(f"//@class[contains(., '{prefix}')]/parent::*")
+            self.memo[key] = found
         return list(found)
 
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
