@@ -105,8 +105,11 @@ def _media(paragraph: Node) -> str | None:
 
 def _block(paragraph: Node, kind: str, markup_kind: Callable[[Any], str | None]) -> Block:
     text = paragraph.str("text") or ""
-    found = (_markup(m, markup_kind(m.scalar("type"))) for m in paragraph.nodes("markups"))
-    markups = utf16_markups(text, (m for m in found if m is not None))
+    markups: tuple[Markup, ...] = ()
+    raw_markups = paragraph.nodes("markups")
+    if raw_markups:  # most paragraphs have none
+        found = (_markup(m, markup_kind(m.scalar("type"))) for m in raw_markups)
+        markups = utf16_markups(text, (m for m in found if m is not None))
     src = alt = language = None
     if kind == "IMG":
         src, alt = _image(paragraph.node("metadata"))
