@@ -6,7 +6,7 @@ slower or less precise than the embedded state and only fill what it lacks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -207,7 +207,7 @@ HTML_LAYERS: tuple[tuple[frozenset[str], Callable[[Document], dict[str, Any]]], 
 # --- DOM hooks -----------------------------------------------------------------------------
 
 
-Hook = tuple[str | None, Callable[[Document], list[Any]]]
+Hook = tuple[str | None, Callable[[Document], Iterable[Any]]]
 """``(marker, find)``: ``find`` runs only when ``marker`` occurs in the page text (None:
 always), so hooks of other page generations cost a substring search, not a walk."""
 
@@ -267,7 +267,7 @@ def _dom_title(doc: Document) -> dict[str, Any]:
     hooks = (
         _testid_hook("storyTitle"),
         _class_hook("pw-post-title"),
-        ("<h1", lambda doc: doc.xpath("//h1")),
+        ("<h1", lambda doc: doc.iter_tags("h1")),  # lazy: the walk stops at the first title
     )
     return {"title": _first_text(doc, *hooks)}
 
