@@ -166,6 +166,20 @@ def test_document_contains_remembers_the_answer() -> None:
     assert not doc.contains("graf--title")
 
 
+@pytest.mark.parametrize("as_bytes", [True, False])
+def test_document_contains_with_a_shared_beginning_matches_a_plain_search(as_bytes: bool) -> None:
+    """A marker starting with a shared beginning (``pw-``, ``graf``) is not looked for when
+    the beginning is absent; every answer must still be the plain substring test."""
+    markers = ["pw-author-name", "pw-", "pw-x", "graf--title", "graf", 'data-testid="a"', "zz"]
+    pages = ["", "pw", "pw-", "a pw-author-nam", "pw-author-name", "grafgraf--title", "zz pw-x"]
+    pages += ['data-testid="a" graf', "gra f--title pw -author-name"]
+    for text in pages:
+        page = f"<html><body>{text}</body></html>"
+        for order in (markers, markers[::-1]):
+            doc = Document(page.encode() if as_bytes else page, "https://medium.com/p/1")
+            assert [doc.contains(m) for m in order] == [m in page for m in order], page
+
+
 def reference_clean_text(value: str) -> str | None:
     """``clean_text`` before the speed change: every blank run replaced."""
     text = unicodedata.normalize("NFC", value).replace("\u00a0", " ")

@@ -52,6 +52,9 @@ CLASS_STEMS = ("graf",)
 #: ``pw-author-name``, …): the elements whose ``class`` contains the prefix are found by
 #: one walk of the tree, and each name is picked from them by its token.
 CLASS_PREFIXES = ("pw-",)
+#: Shared beginnings of the markers parsers look for: a page without the beginning has
+#: none of them, so :meth:`Document.contains` scans for it once instead of for each one.
+MARKER_PREFIXES = ("pw-", "graf", 'data-testid="')
 #: Tokens of a ``class`` value as XPath's ``normalize-space`` splits them.
 _CLASS_TOKENS = re.compile(r"[^ \t\r\n]+")
 #: Where notes on JSON-LD values say they are (``JSON-LD.headline is a number, …``).
@@ -275,8 +278,12 @@ class Document:
         and each miss is a scan of the whole page (of its UTF-8 bytes when it has them)."""
         found = self._markers.get(marker)
         if found is None:
-            body = self._utf8_body
-            found = marker.encode("utf-8") in body if body is not None else marker in self.text
+            prefix = next((p for p in MARKER_PREFIXES if marker.startswith(p)), marker)
+            if prefix != marker and not self.contains(prefix):
+                found = False  # no pw-… at all: no pw-author-name either (one scan, not six)
+            else:
+                body = self._utf8_body
+                found = marker.encode("utf-8") in body if body is not None else marker in self.text
             self._markers[marker] = found
         return found
 
