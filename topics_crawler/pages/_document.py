@@ -117,6 +117,8 @@ def _reads_as_utf8(body: bytes, encoding: str | None) -> bool:
             declared = "utf-8"
         if declared != "utf-8":
             return False
+    if body.isascii():  # ASCII is clean UTF-8: no decode to find out
+        return True
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(body)
     try:
