@@ -77,8 +77,9 @@ def _apollo_body(post: Node) -> dict[str, Any]:
     content = post.node("content")
     if content is None:
         return {}
-    body = apollo_body(content.node("bodyModel"))  # one read for the text and the Markdown
+    body_model = content.node("bodyModel")
     preview = content.bool("isLockedPreviewOnly")
+    body = apollo_body(body_model)  # one read for the text and the Markdown
     fields = _text_fields(render_paragraphs(body.paragraphs), preview, post.scalar("wordCount"))
     return {**fields, "markdown": render_markdown(body.blocks, preview=bool(preview))}
 
