@@ -162,49 +162,46 @@ class BodyModel:
     """Markdown blocks, a ``HR`` where each section after the first starts."""
     paragraphs: list[tuple[str, str]] = field(default_factory=list)
     """Every paragraph's type as the text renderer reads it (a wrong-typed type is a
-    plain paragraph) and its text, one per paragraph."""
+    plain paragraph; a legacy ``3.0`` is ``3``) and its text, one per paragraph."""
 
 
 def apollo_body(body_model: Node | None) -> BodyModel:
     """An Apollo ``RichText`` body model (``paragraphs`` of ``Paragraph`` entities with
-    string types; references are followed by the state reader), read once."""
+    string types; references are followed by the state reader): its paragraphs are
+    resolved once for both views."""
     if body_model is None:
         return BodyModel()
+    nodes = body_model.nodes("paragraphs")
+    # the text view first, as when each view read the state itself: the notes a
+    # wrong-typed state leaves on the page come in the same order
+    paragraphs = [(p.str("type") or "P", p.str("text") or "") for p in nodes]
     blocks = []
-    paragraphs = []
-    for paragraph in body_model.nodes("paragraphs"):
-        raw = paragraph.scalar("type")
-        if type(raw) is str:
-            kind = raw if raw in BLOCK_KINDS else "P"
-            text_kind = raw or "P"
-        else:  # the text reads it as a string field: a wrong type is noted there
-            kind = "P"
-            text_kind = paragraph.str("type") or "P"
-        block = _block(paragraph, kind, _apollo_kind)
-        blocks.append(block)
-        paragraphs.append((text_kind, block.text))
+    for paragraph in nodes:
+        kind = _apollo_kind(paragraph.scalar("type"))
+        blocks.append(_block(paragraph, kind if kind in BLOCK_KINDS else "P", _apollo_kind))
     return BodyModel(_with_sections(blocks, body_model), paragraphs)
 
 
 def legacy_body(body_model: Node | None) -> BodyModel:
-    """A 2015–2018 ``bodyModel`` (integer paragraph and markup types), read once."""
+    """A 2015–2018 ``bodyModel`` (integer paragraph and markup types): its paragraphs
+    are resolved once for both views."""
     if body_model is None:
         return BodyModel()
+    nodes = body_model.nodes("paragraphs")
+    paragraphs = [(_legacy_text_kind(p.int("type")), p.str("text") or "") for p in nodes]
     blocks = []
-    paragraphs = []
-    for paragraph in body_model.nodes("paragraphs"):
+    for paragraph in nodes:
         number = paragraph.scalar("type")
         kind = "P"
-        if type(number) is int:
+        if isinstance(number, int) and not isinstance(number, bool):
             kind = LEGACY_PARAGRAPH_TYPES.get(number, "P")
-            text_kind = kind
-        else:  # the text reads it as an integer field (3.0 counts; noted otherwise)
-            as_int = paragraph.int("type")
-            text_kind = LEGACY_PARAGRAPH_TYPES.get(as_int, "P") if as_int is not None else "P"
-        block = _block(paragraph, kind, _legacy_markup_kind)
-        blocks.append(block)
-        paragraphs.append((text_kind, block.text))
+        blocks.append(_block(paragraph, kind, _legacy_markup_kind))
     return BodyModel(_with_sections(blocks, body_model), paragraphs)
+
+
+def _legacy_text_kind(number: int | None) -> str:
+    """The text view's paragraph type of a legacy type int (3.0 counts as 3)."""
+    return LEGACY_PARAGRAPH_TYPES.get(number, "P") if number is not None else "P"
 
 
 def apollo_blocks(body_model: Node | None) -> list[Block]:
