@@ -308,9 +308,9 @@ class Document:
             found = [e for e in among if name in _CLASS_TOKENS.findall(e.get("class") or "")]
         elif prefix is not None:
             found = [
-                e
-                for e in self._with_class_prefix(prefix)
-                if name in _CLASS_TOKENS.findall(e.get("class") or "")
+                element
+                for element, classes in self._with_class_prefix(prefix)
+                if name in classes and name in _CLASS_TOKENS.findall(classes)
             ]
         else:
             found = self.xpath(
@@ -320,14 +320,19 @@ class Document:
         self.memo[key] = found
         return list(found)
 
-    def _with_class_prefix(self, prefix: str) -> list[lxml.html.HtmlElement]:
-        """Elements whose ``class`` contains ``prefix`` anywhere, document order, found once."""
+    def _with_class_prefix(self, prefix: str) -> list[tuple[lxml.html.HtmlElement, str]]:
+        """``(element, class)`` of the elements whose ``class`` contains ``prefix``
+        anywhere, document order, found once (a substring test of the class text then
+        skips most of them for each name)."""
         key = f"class-prefix:{prefix}"
         found = self.memo.get(key)
         if found is None:
-            found = self.xpath(f"//@class[contains(., '{prefix}')]/parent::*")
+            found = [
+                (element, element.get("class") or "")
+                for element in self.xpath(f"//@class[contains(., '{prefix}')]/parent::*")
+            ]
             self.memo[key] = found
-        return list(found)
+        return found
 
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
         """Elements matching a CSS selector; empty when there is no tree."""
