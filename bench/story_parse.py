@@ -28,12 +28,7 @@ import lxml.html
 from tests.fixture_cases import real_pages_dir
 from topics_crawler.layers import pick, pick_paired
 from topics_crawler.pages import Document, parse_page
-from topics_crawler.pages._story_html import (
-    dom_layer,
-    json_ld_layer,
-    legacy_markup_layer,
-    meta_layer,
-)
+from topics_crawler.pages._story_html import HTML_LAYERS, dom_layer, json_ld_layer
 from topics_crawler.pages._story_state import StoryState
 from topics_crawler.pages.story import (
     build_story,
@@ -104,7 +99,10 @@ class _Stages:
 
     def _layers(self) -> None:
         doc = self.doc
-        self.layers = [json_ld_layer(doc), legacy_markup_layer(doc), meta_layer(doc)]
+        self.layers = [json_ld_layer(doc)]
+        for gives, layer in HTML_LAYERS:  # as parse_story: only when it can fill a field
+            if not gives <= pick(self.state.fields, *self.layers).keys():
+                self.layers.append(layer(doc))
 
     def _dom(self) -> None:
         wanted = dom_fields_wanted(pick(self.state.fields, *self.layers), self.state)

@@ -21,9 +21,11 @@ from lxml import etree
 
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages import Document
-from topics_crawler.pages._body import article_blocks, class_xpath
+from topics_crawler.pages._body import article_blocks, class_xpath, count_words
 from topics_crawler.pages._document import iter_tags
 
+#: The word regex :func:`count_words` ran on the whole text before it skipped plain tokens.
+REFERENCE_WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
 #: The ``<article>`` body XPath that :func:`article_blocks` replaced.
 REFERENCE_ARTICLE_XPATH = (
     "//article//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::pre"
@@ -164,6 +166,20 @@ def test_document_contains_remembers_the_answer() -> None:
     assert not doc.contains("graf--title")
 
 
+@pytest.mark.parametrize("as_bytes", [True, False])
+def test_document_contains_with_a_shared_beginning_matches_a_plain_search(as_bytes: bool) -> None:
+    """A marker starting with a shared beginning (``pw-``, ``graf``) is not looked for when
+    the beginning is absent; every answer must still be the plain substring test."""
+    markers = ["pw-author-name", "pw-", "pw-x", "graf--title", "graf", 'data-testid="a"', "zz"]
+    pages = ["", "pw", "pw-", "a pw-author-nam", "pw-author-name", "grafgraf--title", "zz pw-x"]
+    pages += ['data-testid="a" graf', "gra f--title pw -author-name"]
+    for text in pages:
+        page = f"<html><body>{text}</body></html>"
+        for order in (markers, markers[::-1]):
+            doc = Document(page.encode() if as_bytes else page, "https://medium.com/p/1")
+            assert [doc.contains(m) for m in order] == [m in page for m in order], page
+
+
 def reference_clean_text(value: str) -> str | None:
     """``clean_text`` before the speed change: every blank run replaced."""
     text = unicodedata.normalize("NFC", value).replace("\u00a0", " ")
@@ -197,3 +213,38 @@ def test_clean_text_matches_the_reference_on_random_blanks() -> None:
     for _ in range(5000):
         raw = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
         assert clean_text(raw) == reference_clean_text(raw), repr(raw)
+
+
+def test_count_words_matches_the_word_regex_on_random_text() -> None:
+    """:func:`count_words` counts blank-separated letter-and-digit tokens without the
+    regex; the count must be the regex's on any text."""
+    alphabet = "ab é_-'’ \n\t1.,😀ß\u00a0\u2028x–*#`٣"
+    rng = random.Random(7)
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+        assert count_words(text) == len(REFERENCE_WORD_RE.findall(text)), repr(text)
+
+
+PREFIX_PAGE = """<html><body>
+<h1 class="pw-post-title">T</h1><p class="x pw-post-title-not">no</p>
+<span class="a\tpw-author-name\nb">A</span><div class="pw-author-name"><b class="pw-">?</b></div>
+<i class="xpw-author-name">no</i><em class="PW-AUTHOR-NAME">no (case)</em>
+</body></html>"""
+
+
+@pytest.mark.parametrize("name", ["pw-post-title", "pw-author-name", "pw-", "pw-nowhere"])
+def test_with_class_prefix_walk_matches_the_token_xpath(name: str) -> None:
+    """Names of a shared prefix (``pw-``) are picked from one walk; each must be exactly
+    what the token XPath selects, in document order, whichever is asked first."""
+    token_only = f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+    doc = Document(PREFIX_PAGE, "https://medium.com/p/x")
+    doc.with_class("pw-author-name" if name != "pw-author-name" else "pw-post-title")
+    assert doc.with_class(name) == doc.tree.xpath(token_only)
+
+
+def test_with_class_prefix_walk_on_the_captures(real_pages: Path) -> None:
+    for page in sorted(real_pages.glob("*.html")):
+        doc = Document(page.read_bytes(), "https://medium.com/p/x")
+        for name in ("pw-author-name", "pw-post-title", "pw-multi-vote-count"):
+            token_only = f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+            assert doc.with_class(name) == doc.xpath(token_only), (page.name, name)

@@ -13,6 +13,7 @@ from topics_crawler.items import Story
 from topics_crawler.pages import PARSERS, PageResult, parse_page
 from topics_crawler.pages._body import legacy_paragraphs, render_paragraphs
 from topics_crawler.pages._document import Document
+from topics_crawler.pages._story_html import HTML_LAYERS
 from topics_crawler.pages.json_payload import parse_json
 from topics_crawler.pages.state import State
 from topics_crawler.pages.story import parse_story
@@ -341,3 +342,34 @@ def test_wrong_typed_json_ld_values_are_noted_gaps_never_exceptions() -> None:
     medium = html.replace("<head>", '<head><meta property="og:site_name" content="Medium">')
     tag = parse_page(medium.encode(), "https://medium.com/tag/zig", kind="tag", scraped_at=NOW)
     assert "itemListElement is an object, not a list" in " ".join(tag.errors), tag.errors
+
+
+def test_html_layers_declare_the_fields_they_give() -> None:
+    """A layer below JSON-LD is skipped when its declared fields are all filled: the
+    declaration must name every field it returns, or a skip would drop a value."""
+    html = page(
+        '<meta property="og:title" content="T"><meta name="author" content="A">'
+        '<meta property="al:ios:url" content="medium://p/0123456789ab">'
+        '<meta property="article:author" content="https://medium.com/@writer">'
+        '<meta name="twitter:data1" content="3 min read">'
+        '<meta property="og:image" content="https://miro.medium.com/i.png">'
+        '<link rel="stylesheet" href="x.css"><script>var postArticle;</script>',
+        '<h1 class="graf graf--h3 graf--title">Title</h1>',
+    )
+    doc = Document(html, URL, scraped_at=NOW)
+    for gives, layer in HTML_LAYERS:
+        returned = layer(doc)
+        assert returned, layer.__name__
+        assert returned.keys() <= gives, layer.__name__
+
+
+def test_meta_layer_is_skipped_only_when_the_state_filled_its_fields() -> None:
+    post = {"id": POST_ID, "title": "From state", "firstPublishedAt": 1700000000000}
+    html = page(
+        '<meta property="og:title" content="From meta">'
+        '<meta property="og:image" content="https://miro.medium.com/i.png">',
+        apollo_script(post),
+    )
+    story = story_of(html)
+    assert story.title == "From state"
+    assert story.image_url == "https://miro.medium.com/i.png"  # only the meta tags give it

@@ -13,6 +13,7 @@ from topics_crawler.pages._state import (
     parse_json_payload,
     strip_xssi,
 )
+from topics_crawler.pages.state.decode import _legacy_fast
 
 APOLLO3 = (
     '<script>window.__APOLLO_STATE__ = {"ROOT_QUERY":{"postResult({\\"id\\":\\"abc\\"})":'
@@ -76,6 +77,35 @@ def test_legacy_globals_and_obvinit() -> None:
     )
     assert find_legacy_state(obv) == {"value": {"id": "p2"}, "references": {}}
     assert find_legacy_state("<html>no state</html>") is None
+
+
+def test_escaped_cdata_end_is_read_by_the_fast_way() -> None:
+    """A re-serialised page writes the script's ``// ]]>`` as ``// ]]&gt;``: the orjson way
+    reads the payload from the bytes (it used to fall back to decoding a text copy)."""
+    page = (
+        b'<script>// &lt;![CDATA[\nwindow["obvInit"]({"value":{"id":"p3"},"references":{}})'
+        b"\n        // ]]&gt;\n</script>"
+    )
+    assert _legacy_fast(page) == {"value": {"id": "p3"}, "references": {}}
+    assert find_legacy_state(None, page) == find_legacy_state(page.decode())
+
+
+def test_markers_after_an_earlier_mention_of_their_stem_are_found() -> None:
+    """The finders look for each marker from its stem's first occurrence on: a stem named
+    earlier in the page (a comment, a string) must not hide the marker after it."""
+    apollo = (
+        b"<html><!-- __APOLLO_STATE__ __APOLLO_STATE__ --><script>x=1</script>"
+        b'<script>window.__APOLLO_STATE__ = {"ROOT_QUERY":{}}</script></html>'
+    )
+    assert find_apollo_state(None, apollo) == {"ROOT_QUERY": {}}
+    assert find_apollo_state(apollo.decode()) == {"ROOT_QUERY": {}}
+    legacy = (
+        b"<html><!-- GLOBALS obvInit --><script>var GLOBALS = "
+        b'{"embedded":{"value":{"id":"p4"}}};</script></html>'
+    )
+    assert find_legacy_state(None, legacy) == {"value": {"id": "p4"}}
+    assert find_legacy_state(legacy.decode()) == {"value": {"id": "p4"}}
+    assert find_legacy_state(None, b"<html>GLOBALS, obvInit: words only</html>") is None
 
 
 def test_xssi_guard() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cached_property
 from itertools import chain
@@ -48,6 +48,13 @@ INDEXED_TAGS = ("meta", "link", "script")
 #: Class names whose elements, once found, also answer the names they start
 #: (``graf`` → ``graf--title``, ``graf--subtitle``) without another walk of the tree.
 CLASS_STEMS = ("graf",)
+#: Prefixes of class names that parsers ask for several of on one page (``pw-post-title``,
+#: ``pw-author-name``, …): the elements whose ``class`` contains the prefix are found by
+#: one walk of the tree, and each name is picked from them by its token.
+CLASS_PREFIXES = ("pw-",)
+#: Shared beginnings of the markers parsers look for: a page without the beginning has
+#: none of them, so :meth:`Document.contains` scans for it once instead of for each one.
+MARKER_PREFIXES = ("pw-", "graf", 'data-testid="')
 #: Tokens of a ``class`` value as XPath's ``normalize-space`` splits them.
 _CLASS_TOKENS = re.compile(r"[^ \t\r\n]+")
 #: Where notes on JSON-LD values say they are (``JSON-LD.headline is a number, …``).
@@ -110,6 +117,8 @@ def _reads_as_utf8(body: bytes, encoding: str | None) -> bool:
             declared = "utf-8"
         if declared != "utf-8":
             return False
+    if body.isascii():  # ASCII is clean UTF-8: no decode to find out
+        return True
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(body)
     try:
@@ -134,6 +143,20 @@ def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
         except (LookupError, UnicodeDecodeError):
             continue
     return body.decode("utf-8", errors="replace"), None
+
+
+def note_into(errors: list[str]) -> Callable[[str], None]:
+    """A callback that records a reason in ``errors`` once. The states a
+    :class:`Document` owns note through it rather than a bound ``Document.error``: that
+    would make every page with state a reference cycle (page → state → page), whose
+    tree and JSON only the cyclic garbage collector frees, and whose collections then
+    walk them again and again while later pages are parsed."""
+
+    def note(reason: str) -> None:
+        if reason not in errors:
+            errors.append(reason)
+
+    return note
 
 
 class Document:
@@ -162,6 +185,8 @@ class Document:
         self.now = scraped_at or datetime.now(UTC)
         self.scraped_at = format_timestamp(self.now)
         self.errors: list[str] = []
+        #: :meth:`error` as a callback for the states this page owns (see :func:`note_into`).
+        self.note = note_into(self.errors)
         #: Typed "fetch this again" signals found while reading the page (broken state).
         self.signals: list[FetchAgain] = []
         self._markers: dict[str, bool] = {}
@@ -199,8 +224,7 @@ class Document:
 
     def error(self, reason: str) -> None:
         """Record a problem with this page (reported as ``parse/errors/<kind>``)."""
-        if reason not in self.errors:
-            self.errors.append(reason)
+        self.note(reason)
 
     @cached_property
     def tree(self) -> lxml.html.HtmlElement | None:
@@ -256,8 +280,12 @@ class Document:
         and each miss is a scan of the whole page (of its UTF-8 bytes when it has them)."""
         found = self._markers.get(marker)
         if found is None:
-            body = self._utf8_body
-            found = marker.encode("utf-8") in body if body is not None else marker in self.text
+            prefix = next((p for p in MARKER_PREFIXES if marker.startswith(p)), marker)
+            if prefix != marker and not self.contains(prefix):
+                found = False  # no pw-… at all: no pw-author-name either (one scan, not six)
+            else:
+                body = self._utf8_body
+                found = marker.encode("utf-8") in body if body is not None else marker in self.text
             self._markers[marker] = found
         return found
 
@@ -273,10 +301,17 @@ class Document:
             return list(found)
         stem = next((s for s in CLASS_STEMS if name.startswith(s) and name != s), None)
         among = self.memo.get(f"class:{stem}") if stem else None
+        prefix = next((p for p in CLASS_PREFIXES if name.startswith(p)), None)
         if not self.contains(name):
             found = []
         elif among is not None:
             found = [e for e in among if name in _CLASS_TOKENS.findall(e.get("class") or "")]
+        elif prefix is not None:
+            found = [
+                element
+                for element, classes in self._with_class_prefix(prefix)
+                if name in classes and name in _CLASS_TOKENS.findall(classes)
+            ]
         else:
             found = self.xpath(
                 f"//@class[contains(., '{name}')]/parent::*"
@@ -284,6 +319,20 @@ class Document:
             )
         self.memo[key] = found
         return list(found)
+
+    def _with_class_prefix(self, prefix: str) -> list[tuple[lxml.html.HtmlElement, str]]:
+        """``(element, class)`` of the elements whose ``class`` contains ``prefix``
+        anywhere, document order, found once (a substring test of the class text then
+        skips most of them for each name)."""
+        key = f"class-prefix:{prefix}"
+        found = self.memo.get(key)
+        if found is None:
+            found = [
+                (element, element.get("class") or "")
+                for element in self.xpath(f"//@class[contains(., '{prefix}')]/parent::*")
+            ]
+            self.memo[key] = found
+        return found
 
     def css(self, selector: str) -> list[lxml.html.HtmlElement]:
         """Elements matching a CSS selector; empty when there is no tree."""
@@ -321,7 +370,7 @@ class Document:
     def json_ld(self) -> list[Node]:
         """Every JSON-LD object on the page (``@graph`` members flattened), as nodes of one
         :class:`State` whose notes go to :attr:`errors` (read them with the typed accessors)."""
-        state = State(notes=self.error, source="JSON-LD")
+        state = State(notes=self.note, source="JSON-LD")
         objects: list[Node] = []
         for script in self.iter_tags("script"):
             if script.get("type") != "application/ld+json":
@@ -371,7 +420,7 @@ class Document:
         """The Apollo cache of a 2019+ page (Apollo-2 or -3), or None (broken state is
         recorded); wrong-typed values met while reading it are recorded as errors."""
         data = self._apollo_cache
-        return State.from_apollo(data, notes=self.error) if data is not None else None
+        return State.from_apollo(data, notes=self.note) if data is not None else None
 
     @cached_property
     def legacy(self) -> dict[str, Any] | None:
@@ -387,7 +436,7 @@ class Document:
     def legacy_state(self) -> State | None:
         """The ``{value, references}`` payload of a 2015–2018 page as a :class:`State`."""
         payload = self.legacy
-        return State.from_payload(payload, notes=self.error) if payload is not None else None
+        return State.from_payload(payload, notes=self.note) if payload is not None else None
 
     @property
     def state(self) -> State | None:

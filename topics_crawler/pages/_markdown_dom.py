@@ -14,6 +14,7 @@ keeps every byte, ``<br>`` as a line break. Heading levels follow the page gener
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from urllib.parse import urljoin
 
 import lxml.html
@@ -188,17 +189,29 @@ def _image(figure: lxml.html.HtmlElement, base_url: str) -> tuple[str, str | Non
     real one in ``<noscript>``, ``data-src`` or ``srcset``; those come first."""
     images = list(figure.iter("img"))
     alt = next((i.get("alt") for i in images if i.get("alt")), None)
-    candidates = [
-        i.get("src") for i in images if any(_tag(a) == "noscript" for a in i.iterancestors())
-    ]
-    candidates += [i.get("data-src") for i in images]
-    candidates += [_last_srcset(i.get("srcset")) for i in images]
-    candidates += [_last_srcset(source.get("srcset")) for source in figure.iter("source")]
-    candidates += [i.get("src") for i in images if not _is_placeholder(i)]
-    for src in candidates:
+    for src in _image_sources(figure, images):  # the first one found wins
         if src:
             return _absolute(src, base_url) or src, alt
     return None
+
+
+def _image_sources(
+    figure: lxml.html.HtmlElement, images: list[lxml.html.HtmlElement]
+) -> Iterator[str | None]:
+    """A figure's image sources, best first, each looked up only when those before it
+    gave nothing."""
+    for image in images:
+        if any(_tag(a) == "noscript" for a in image.iterancestors()):
+            yield image.get("src")
+    for image in images:
+        yield image.get("data-src")
+    for image in images:
+        yield _last_srcset(image.get("srcset"))
+    for source in figure.iter("source"):
+        yield _last_srcset(source.get("srcset"))
+    for image in images:
+        if not _is_placeholder(image):
+            yield image.get("src")
 
 
 def _is_placeholder(image: lxml.html.HtmlElement) -> bool:

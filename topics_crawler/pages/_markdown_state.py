@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -104,8 +105,11 @@ def _media(paragraph: Node) -> str | None:
 
 def _block(paragraph: Node, kind: str, markup_kind: Callable[[Any], str | None]) -> Block:
     text = paragraph.str("text") or ""
-    found = (_markup(m, markup_kind(m.scalar("type"))) for m in paragraph.nodes("markups"))
-    markups = utf16_markups(text, (m for m in found if m is not None))
+    markups: tuple[Markup, ...] = ()
+    raw_markups = paragraph.nodes("markups")
+    if raw_markups:  # most paragraphs have none
+        found = (_markup(m, markup_kind(m.scalar("type"))) for m in raw_markups)
+        markups = utf16_markups(text, (m for m in found if m is not None))
     src = alt = language = None
     if kind == "IMG":
         src, alt = _image(paragraph.node("metadata"))
@@ -148,28 +152,63 @@ def _legacy_markup_kind(value: Any) -> str | None:
     return None
 
 
-def apollo_blocks(body_model: Node | None) -> list[Block]:
-    """Blocks of an Apollo ``RichText`` body model (``paragraphs`` of ``Paragraph``
-    entities with string types; references are followed by the state reader)."""
+@dataclass(frozen=True, slots=True)
+class BodyModel:
+    """A story body read once from the state, in the two views its renderers take:
+    :attr:`blocks` for the Markdown, :attr:`paragraphs` ``(type, text)`` for the plain
+    text (:func:`~topics_crawler.pages._body.render_paragraphs`)."""
+
+    blocks: list[Block] = field(default_factory=list)
+    """Markdown blocks, a ``HR`` where each section after the first starts."""
+    paragraphs: list[tuple[str, str]] = field(default_factory=list)
+    """Every paragraph's type as the text renderer reads it (a wrong-typed type is a
+    plain paragraph; a legacy ``3.0`` is ``3``) and its text, one per paragraph."""
+
+
+def apollo_body(body_model: Node | None) -> BodyModel:
+    """An Apollo ``RichText`` body model (``paragraphs`` of ``Paragraph`` entities with
+    string types; references are followed by the state reader): its paragraphs are
+    resolved once for both views."""
     if body_model is None:
-        return []
+        return BodyModel()
+    nodes = body_model.nodes("paragraphs")
+    # the text view first, as when each view read the state itself: the notes a
+    # wrong-typed state leaves on the page come in the same order
+    paragraphs = [(p.str("type") or "P", p.str("text") or "") for p in nodes]
     blocks = []
-    for paragraph in body_model.nodes("paragraphs"):
+    for paragraph in nodes:
         kind = _apollo_kind(paragraph.scalar("type"))
-        kind = kind if kind in BLOCK_KINDS else "P"
-        blocks.append(_block(paragraph, kind, _apollo_kind))
-    return _with_sections(blocks, body_model)
+        blocks.append(_block(paragraph, kind if kind in BLOCK_KINDS else "P", _apollo_kind))
+    return BodyModel(_with_sections(blocks, body_model), paragraphs)
 
 
-def legacy_blocks(body_model: Node | None) -> list[Block]:
-    """Blocks of a 2015–2018 ``bodyModel`` (integer paragraph and markup types)."""
+def legacy_body(body_model: Node | None) -> BodyModel:
+    """A 2015–2018 ``bodyModel`` (integer paragraph and markup types): its paragraphs
+    are resolved once for both views."""
     if body_model is None:
-        return []
+        return BodyModel()
+    nodes = body_model.nodes("paragraphs")
+    paragraphs = [(_legacy_text_kind(p.int("type")), p.str("text") or "") for p in nodes]
     blocks = []
-    for paragraph in body_model.nodes("paragraphs"):
+    for paragraph in nodes:
         number = paragraph.scalar("type")
         kind = "P"
         if isinstance(number, int) and not isinstance(number, bool):
             kind = LEGACY_PARAGRAPH_TYPES.get(number, "P")
         blocks.append(_block(paragraph, kind, _legacy_markup_kind))
-    return _with_sections(blocks, body_model)
+    return BodyModel(_with_sections(blocks, body_model), paragraphs)
+
+
+def _legacy_text_kind(number: int | None) -> str:
+    """The text view's paragraph type of a legacy type int (3.0 counts as 3)."""
+    return LEGACY_PARAGRAPH_TYPES.get(number, "P") if number is not None else "P"
+
+
+def apollo_blocks(body_model: Node | None) -> list[Block]:
+    """Blocks of an Apollo ``RichText`` body model (:func:`apollo_body`)."""
+    return apollo_body(body_model).blocks
+
+
+def legacy_blocks(body_model: Node | None) -> list[Block]:
+    """Blocks of a 2015–2018 ``bodyModel`` (:func:`legacy_body`)."""
+    return legacy_body(body_model).blocks

@@ -6,7 +6,7 @@ slower or less precise than the embedded state and only fill what it lacks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -173,6 +173,20 @@ def _reading_time_text(value: str | None) -> str | None:
     return value
 
 
+#: Story fields :func:`meta_layer` gives (it runs only when a better layer left one empty).
+META_FIELDS = frozenset(
+    {
+        "story_id",
+        "title",
+        "author_name",
+        "author_username",
+        "published_at",
+        "reading_time_min",
+        "image_url",
+    }
+)
+
+
 def legacy_markup_layer(doc: Document) -> dict[str, Any]:
     """The ``graf--title`` heading of a 2015–2018 page: its ``og:title`` may carry
     `` – <Publication>`` after the title, the heading never does."""
@@ -181,10 +195,19 @@ def legacy_markup_layer(doc: Document) -> dict[str, Any]:
     return {"title": _first_text(doc, _class_hook("graf--title"))}
 
 
+#: The layers below JSON-LD, in order, with the fields each can give: they read only the
+#: tree and the meta tags (no notes), so one whose fields the better layers all filled is
+#: not run — :func:`~topics_crawler.layers.pick` would take none of its values.
+HTML_LAYERS: tuple[tuple[frozenset[str], Callable[[Document], dict[str, Any]]], ...] = (
+    (frozenset({"title"}), legacy_markup_layer),
+    (META_FIELDS, meta_layer),
+)
+
+
 # --- DOM hooks -----------------------------------------------------------------------------
 
 
-Hook = tuple[str | None, Callable[[Document], list[Any]]]
+Hook = tuple[str | None, Callable[[Document], Iterable[Any]]]
 """``(marker, find)``: ``find`` runs only when ``marker`` occurs in the page text (None:
 always), so hooks of other page generations cost a substring search, not a walk."""
 
@@ -244,7 +267,7 @@ def _dom_title(doc: Document) -> dict[str, Any]:
     hooks = (
         _testid_hook("storyTitle"),
         _class_hook("pw-post-title"),
-        ("<h1", lambda doc: doc.xpath("//h1")),
+        ("<h1", lambda doc: doc.iter_tags("h1")),  # lazy: the walk stops at the first title
     )
     return {"title": _first_text(doc, *hooks)}
 

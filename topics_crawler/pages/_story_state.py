@@ -12,22 +12,19 @@ items the state describes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from topics_crawler.items import Author, Publication
 from topics_crawler.normalize import clean_text, parse_count, parse_timestamp, tag_slug, unique
-from topics_crawler.pages._body import (
-    apollo_paragraphs,
-    count_words,
-    legacy_paragraphs,
-    render_paragraphs,
-)
+from topics_crawler.pages._body import count_words, render_paragraphs
 from topics_crawler.pages._entities import (
     author_from_legacy_user,
     lower_id,
     publication_from_legacy_collection,
 )
+from topics_crawler.pages._markdown_state import apollo_body, legacy_body
 from topics_crawler.pages._posts import (
     author_fields,
     minutes,
@@ -37,7 +34,7 @@ from topics_crawler.pages._posts import (
     post_publication,
     publication_fields,
 )
-from topics_crawler.pages.markdown import apollo_blocks, legacy_blocks, render_markdown
+from topics_crawler.pages.markdown import render_markdown
 from topics_crawler.pages.state import Node, State
 
 
@@ -66,13 +63,14 @@ def _text_fields(text: str | None, preview: bool | None, word_count: Any) -> dic
 # --- Apollo (2019–2025) -----------------------------------------------------------------
 
 
-def find_apollo_post(state: State, post_id: str | None) -> Node | None:
-    """The page's ``Post``: the ``postResult`` root call first, else ``Post:<post_id>``."""
+def find_apollo_post(state: State, post_id: str | Callable[[], str | None] | None) -> Node | None:
+    """The page's ``Post``: the ``postResult`` root call first, else ``Post:<post_id>``
+    (``post_id`` may be a function, asked only when there is no such call)."""
     for call in state.root.calls("postResult"):
         post = call.node
         if post is not None and post.typename in ("Post", None) and post.has("id"):
             return post
-    return state.entity("Post", post_id)
+    return state.entity("Post", post_id() if callable(post_id) else post_id)
 
 
 def _apollo_body(post: Node) -> dict[str, Any]:
@@ -81,10 +79,9 @@ def _apollo_body(post: Node) -> dict[str, Any]:
         return {}
     body_model = content.node("bodyModel")
     preview = content.bool("isLockedPreviewOnly")
-    fields = _text_fields(
-        render_paragraphs(apollo_paragraphs(body_model)), preview, post.scalar("wordCount")
-    )
-    return {**fields, "markdown": render_markdown(apollo_blocks(body_model), preview=bool(preview))}
+    body = apollo_body(body_model)  # one read for the text and the Markdown
+    fields = _text_fields(render_paragraphs(body.paragraphs), preview, post.scalar("wordCount"))
+    return {**fields, "markdown": render_markdown(body.blocks, preview=bool(preview))}
 
 
 def apollo_story(post: Node, scraped_at: str) -> StoryState:
@@ -115,11 +112,11 @@ def _legacy_tags(virtuals: Node) -> list[str]:
 
 def _legacy_body(post: Node, virtuals: Node) -> dict[str, Any]:
     content = post.node("content")
-    body_model = content.node("bodyModel") if content else None
-    text = render_paragraphs(legacy_paragraphs(body_model))
+    body = legacy_body(content.node("bodyModel") if content else None)  # read once
+    text = render_paragraphs(body.paragraphs)
     preview = virtuals.bool("isLockedPreviewOnly")
     preview_flag = preview if preview is not None else (False if text else None)
-    markdown = render_markdown(legacy_blocks(body_model), preview=bool(preview))
+    markdown = render_markdown(body.blocks, preview=bool(preview))
     return {**_text_fields(text, preview_flag, virtuals.scalar("wordCount")), "markdown": markdown}
 
 

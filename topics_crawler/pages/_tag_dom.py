@@ -68,7 +68,9 @@ class Block:
     links: list[tuple[str, MediumLink]] = field(default_factory=list)
     paragraphs: list[str] = field(default_factory=list)
     children: list[Block] = field(default_factory=list)
-    parent: Block | None = None
+    parent_markers: frozenset[str] | None = None
+    """The enclosing block's markers; None at the top. (Not the block itself: a child
+    pointing back at its parent would make every outline a reference cycle.)"""
 
     @property
     def key(self) -> str:
@@ -173,7 +175,8 @@ class _Walk:
         while self.open_blocks and self.open_blocks[-1].level >= level:
             self.open_blocks.pop()
         parent = self.open_blocks[-1] if self.open_blocks else None
-        block = Block(text, level, frozenset(m for _, m in self.markers), parent=parent)
+        markers = frozenset(m for _, m in self.markers)
+        block = Block(text, level, markers, parent_markers=parent.markers if parent else None)
         if parent is not None:
             parent.children.append(block)
         self.open_blocks.append(block)
@@ -231,7 +234,7 @@ def clusters_of(outline: TagOutline) -> list[Block]:
         if block.key in CLUSTER_PARENT_KEYS and block.children:
             return block.children
     marked = [block for block in outline.blocks if "subtopics" in block.markers]
-    tops = [b for b in marked if b.parent is None or "subtopics" not in b.parent.markers]
+    tops = [b for b in marked if b.parent_markers is None or "subtopics" not in b.parent_markers]
     if len(tops) == 1 and tops[0].children:
         return tops[0].children
     return tops

@@ -71,7 +71,7 @@ def parse_graphql_body(doc: Document, body: Any) -> PageResult:
     envelope = State(roots=body if isinstance(body, list) else [body], references={})
     for batch_result in envelope.roots:
         _record_errors(batch_result, doc)
-    state = State.from_response(body, notes=doc.error)
+    state = State.from_response(body, notes=doc.note)
     top_tags = _top_tags(state)
     tags = [_tag_page(tag, doc.scraped_at) for tag in top_tags]
     stories = _stories(state, doc.scraped_at)

@@ -35,7 +35,7 @@ def parse_json(doc: Document) -> PageResult:
     payload = envelope.root.node("payload")
     if payload is None:
         return PageResult(kind="json", url=doc.url, errors=["JSON payload has no 'payload' object"])
-    state = State.from_payload(payload.raw, notes=doc.error)
+    state = State.from_payload(payload.raw, notes=doc.note)
     value = state.root.node("value")
     if value is not None and _is_post(value):
         return parse_post_payload(doc, state)

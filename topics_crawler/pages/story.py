@@ -22,11 +22,10 @@ from topics_crawler.layers import pick, pick_paired
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._story_html import (
+    HTML_LAYERS,
     app_link_post_id,
     dom_layer,
     json_ld_layer,
-    legacy_markup_layer,
-    meta_layer,
     page_anchor_links,
     url_layer,
 )
@@ -63,7 +62,10 @@ _BODY_FIELDS = ("text", "is_member_only", "markdown")
 def parse_story(doc: Document) -> PageResult:
     """Parse a story page; never raises, problems go to ``errors``."""
     state = story_state(doc)
-    layers = [state.fields, json_ld_layer(doc), legacy_markup_layer(doc), meta_layer(doc)]
+    layers = [state.fields, json_ld_layer(doc)]
+    for gives, layer in HTML_LAYERS:  # each only when it can fill a field still empty
+        if not gives <= pick(*layers).keys():
+            layers.append(layer(doc))
     wanted = dom_fields_wanted(pick(*layers), state)
     if wanted:
         layers.append(dom_layer(doc, wanted))
@@ -94,7 +96,7 @@ def story_state(doc: Document, scraped_at: str | None = None) -> StoryState:
     at = scraped_at or doc.scraped_at
     apollo = doc.apollo_state
     if apollo is not None:
-        post = find_apollo_post(apollo, app_link_post_id(doc) or post_id_from_url(doc.url))
+        post = find_apollo_post(apollo, lambda: app_link_post_id(doc) or post_id_from_url(doc.url))
         if post is not None:
             return apollo_story(post, at)
     legacy = doc.legacy_state
@@ -114,7 +116,7 @@ def dom_fields_wanted(merged: dict[str, Any], state: StoryState) -> set[str]:
     return wanted
 
 
-def build_story(doc: Document, merged: dict[str, Any], url_candidates: list[Any]) -> Story:
+def build_story(doc: Document, merged: dict[str, Any], url_candidates: Iterable[Any]) -> Story:
     """The Story item from the merged layers (unknown keys dropped, URL chosen)."""
     values = {key: value for key, value in merged.items() if key in _STORY_FIELDS}
     values["url"] = story_url(url_candidates, merged.get("story_id"), doc.url)
@@ -122,9 +124,13 @@ def build_story(doc: Document, merged: dict[str, Any], url_candidates: list[Any]
     return Story(**values)
 
 
-def html_url_candidates(doc: Document, state: StoryState) -> list[Any]:
-    """Where a story page names its own URL, most canonical first."""
-    return [doc.canonical_link, doc.meta.get("og:url"), state.fields.get("state_url"), doc.url]
+def html_url_candidates(doc: Document, state: StoryState) -> Iterator[Any]:
+    """Where a story page names its own URL, most canonical first (each looked up only
+    when the ones before it were not this story's URL)."""
+    yield doc.canonical_link
+    yield doc.meta.get("og:url")
+    yield state.fields.get("state_url")
+    yield doc.url
 
 
 def story_url(candidates: Iterable[Any], story_id: str | None, base: str) -> str | None:

@@ -83,17 +83,20 @@ def _from_marker(text: str | None, body: bytes | None, marker: str) -> Located |
 
 
 #: What may follow the JSON at a script's end: a statement end, the close of a
-#: ``obvInit(…)`` call, a CDATA section's end (with or without a ``//`` before it).
-_SCRIPT_TAILS = (b";", b")", b"]]>", b"//")
+#: ``obvInit(…)`` call, a CDATA section's end (with or without a ``//`` before it; written
+#: ``]]&gt;`` by tools that re-serialise a page and escape the script's text; it comes
+#: first, or its ``;`` would be taken for a statement end).
+_SCRIPT_TAILS = (b"]]&gt;", b";", b")", b"]]>", b"//")
 
 
-def _script_json(body: bytes, marker: str) -> Any:
+def _script_json(body: bytes, marker: str, start: int = 0) -> Any:
     """The JSON between ``marker`` (and its ``=``/``(``) and the script's end, read straight
     from the bytes with orjson (several times faster than :mod:`json`, and no text copy),
     or None when that is not exactly one JSON value — the caller then takes the slower,
     more forgiving way, which also gives the error message. When it is one value, it is
-    the value the slower way decodes first after the marker."""
-    index = body.find(marker.encode("ascii"))
+    the value the slower way decodes first after the marker. ``start``: where to look for
+    the marker from (no occurrence before it)."""
+    index = body.find(marker.encode("ascii"), start)
     if index < 0:
         return None
     start = index + len(marker)
@@ -117,12 +120,16 @@ def _script_json(body: bytes, marker: str) -> Any:
 def find_apollo_state(text: str | None, body: bytes | None = None) -> dict[str, Any] | None:
     """The ``window.__APOLLO_STATE__`` object of a 2019+ page, or None when absent.
     ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`)."""
-    if not _may_hold(text, body, (APOLLO_MARKERS[-1],)):  # one scan, not one per marker
-        return None
     if body is not None:
-        fast = _script_json(body, APOLLO_MARKERS[0])
+        stem = body.find(APOLLO_MARKERS[-1].encode("ascii"))  # one scan, not one per marker
+        if stem < 0:
+            return None
+        # every marker ends with the stem, so none occurs before this (no second scan)
+        fast = _script_json(body, APOLLO_MARKERS[0], _before(stem, APOLLO_MARKERS[0]))
         if isinstance(fast, dict):
             return fast
+    elif not _may_hold(text, body, (APOLLO_MARKERS[-1],)):
+        return None
     for marker in APOLLO_MARKERS:
         located = _from_marker(text, body, marker)
         found = decode_after(located[0], marker, origin=located[1]) if located else None
@@ -142,12 +149,15 @@ def find_legacy_state(text: str | None, body: bytes | None = None) -> dict[str, 
     Pages re-serialised by other tools may have the script HTML-escaped.
     ``body``: the page's bytes when they are clean UTF-8 (see :func:`_from_marker`).
     """
-    if not _may_hold(text, body, _LEGACY_STEMS):  # a page without them: two scans, not ten
-        return None
     if body is not None:
-        fast = _legacy_fast(body)
+        where = _first_occurrences(body)
+        if all(where(stem) < 0 for stem in _LEGACY_STEMS):  # at most two scans, not ten
+            return None
+        fast = _legacy_fast(body, where)
         if fast is not None:
             return fast
+    elif not _may_hold(text, body, _LEGACY_STEMS):
+        return None
     for candidate, candidate_body in _legacy_texts(text, body):
         for marker in LEGACY_MARKERS:
             located = _from_marker(candidate, candidate_body, marker)
@@ -184,15 +194,40 @@ def _legacy_payload(value: Any, marker: str) -> dict[str, Any] | None:
     return embedded if isinstance(embedded, dict) and embedded else None
 
 
-def _legacy_fast(body: bytes) -> dict[str, Any] | None:
+def _first_occurrences(body: bytes) -> Callable[[str], int]:
+    """Where a stem first occurs in ``body`` (-1: nowhere), each looked for once."""
+    found: dict[str, int] = {}
+
+    def where(stem: str) -> int:
+        if stem not in found:
+            found[stem] = body.find(stem.encode("ascii"))
+        return found[stem]
+
+    return where
+
+
+def _legacy_fast(body: bytes, where: Callable[[str], int] | None = None) -> dict[str, Any] | None:
     """:func:`find_legacy_state`'s answer read by orjson from the first legacy marker's
     script, or None to let the slower way decide (which it then does exactly as before:
-    the fast way answers only when that way would stop at the same value)."""
+    the fast way answers only when that way would stop at the same value). ``where``:
+    the stems' first occurrences (:func:`_first_occurrences`); a marker is looked for only
+    from its stem's first occurrence on, and not at all when the stem is absent."""
+    where = where or _first_occurrences(body)
     for marker in LEGACY_MARKERS:
-        if marker.encode("ascii") not in body:
+        stem = next(s for s in _LEGACY_STEMS if s in marker)
+        if where(stem) < 0:
             continue
-        return _legacy_payload(_script_json(body, marker), marker)
+        start = _before(where(stem), marker, stem)
+        if body.find(marker.encode("ascii"), start) < 0:
+            continue
+        return _legacy_payload(_script_json(body, marker, start), marker)
     return None
+
+
+def _before(stem_index: int, marker: str, stem: str = APOLLO_MARKERS[-1]) -> int:
+    """The earliest place ``marker`` can start, given the first occurrence of ``stem``
+    (which it contains) at ``stem_index``."""
+    return max(0, stem_index - marker.index(stem))
 
 
 def _legacy_texts(

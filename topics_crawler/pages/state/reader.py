@@ -109,11 +109,14 @@ class State:
         else:
             for root in root_list:
                 self._index_inline(root)
-        nodes = [Node(self, root, "") for root in root_list]
         root_query = self.cache.get("ROOT_QUERY")
         if isinstance(root_query, dict):
-            nodes.insert(0, Node(self, root_query, "ROOT_QUERY"))
-        self.roots = nodes
+            root_list.insert(0, root_query)
+        self._root_keys = ["ROOT_QUERY"] if isinstance(root_query, dict) else []
+        self._root_keys += [""] * (len(root_list) - len(self._root_keys))
+        #: The roots' raw objects; :attr:`roots` makes their nodes on each use, so a state
+        #: holds no node of itself (no reference cycle: a page's state is freed with it).
+        self._roots = root_list
 
     # --- construction --------------------------------------------------------------------
 
@@ -159,9 +162,16 @@ class State:
     # --- entities --------------------------------------------------------------------------
 
     @property
+    def roots(self) -> list[Node]:
+        """Every root: ``ROOT_QUERY`` first, then the payload or each ``data``."""
+        return [Node(self, raw, key) for raw, key in zip(self._roots, self._root_keys, strict=True)]
+
+    @property
     def root(self) -> Node:
         """The first root (``ROOT_QUERY``, the payload, the first ``data``); empty when none."""
-        return self.roots[0] if self.roots else Node(self, {}, "")
+        if self._roots:
+            return Node(self, self._roots[0], self._root_keys[0])
+        return Node(self, {}, "")
 
     def entity(self, typename: str, entity_id: str | None) -> Node | None:
         """The entity ``typename`` with ``entity_id`` (as stored, or lowercased), or None."""
