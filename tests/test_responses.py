@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
+import pickle
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from scrapy import Request, Spider
+from scrapy.http import TextResponse
+from scrapy.utils.test import get_crawler
 
 from tests.site.content import default_site
 from tests.site.graphql import graphql_response
@@ -30,9 +35,10 @@ from topics_crawler.graphql.responses_reader import (
     ResponsesPage,
     read_responses,
 )
-from topics_crawler.items import Story
+from topics_crawler.items import Story, StoryResponse
 from topics_crawler.pages._document import Document
 from topics_crawler.pages.story import parse_story
+from topics_crawler.spiders._responses import ResponsesFetcher
 
 AT = "2026-11-30T12:00:00Z"
 HANDS_ON = "hands-on-distributed-training-from-single-gpu-to-multi-gpu-with-lightning-ai"
@@ -280,3 +286,49 @@ def test_in_response_to_from_legacy_json(value: Any, expected: str | None) -> No
     payload = {"value": {"id": "0123456789ab", "title": "A reply", "inResponseToPostId": value}}
     html = f'<html><body><script>window["obvInit"]({json.dumps(payload)})</script></body></html>'
     assert story_from(html).in_response_to == expected
+
+
+def test_a_thread_s_paging_state_travels_with_its_requests(site: SiteContent) -> None:
+    """Each answer is read by a fetcher that never saw the thread before (another worker,
+    a resumed run): the state in the request is enough, and nothing stays behind."""
+    post_id = story_id(site, "distributed-training-data-tensor-and-pipeline-parallelism")
+    story = Story(story_id=post_id, url=f"https://medium.com/p/{post_id}", responses=30)
+    crawler = get_crawler(Spider)
+    reported: list[tuple[str, str]] = []
+
+    def fetcher() -> ResponsesFetcher:
+        return ResponsesFetcher(
+            limit=100, callback=lambda r: None, errback=lambda f: None,
+            stats=crawler.stats, logger=logging.getLogger("test"),
+            report=lambda url, reason, _detail: reported.append((url, reason)),
+        )  # fmt: skip
+
+    request = next(fetcher().start(story))
+    rows: list[StoryResponse] = []
+    for _ in range(3):
+        status, body, headers = graphql_response(site, request.body)
+        outputs = list(fetcher().read(TextResponse(request.url, status=status, body=body,
+                                                   headers=headers, request=request)))  # fmt: skip
+        rows += [o for o in outputs if isinstance(o, StoryResponse)]
+        following = [o for o in outputs if isinstance(o, Request)]
+        if not following:
+            break
+        request = following[0]
+        assert pickle.loads(pickle.dumps(request.meta))  # what a disk or Redis queue stores
+    assert len({row.response_id for row in rows}) == len(rows) == 30
+    assert not reported
+    assert not vars(fetcher()).keys() & {"threads"}  # no per-story state in the fetcher
+
+
+def test_a_failed_request_is_reported_under_its_story(site: SiteContent) -> None:
+    post_id = story_id(site, "distributed-training-data-tensor-and-pipeline-parallelism")
+    story = Story(story_id=post_id, url="https://medium.com/p/x", responses=3)
+    reported: list[tuple[str, str]] = []
+    fetcher = ResponsesFetcher(
+        limit=10, callback=lambda r: None, errback=lambda f: None,
+        stats=get_crawler(Spider).stats, logger=logging.getLogger("test"),
+        report=lambda url, reason, _detail: reported.append((url, reason)),
+    )  # fmt: skip
+    request = next(fetcher.start(story))
+    fetcher.fail(request.meta, "http_500", "Internal error")
+    assert reported == [("https://medium.com/p/x", "http_500")]

@@ -219,9 +219,9 @@ class SiteContent:
     now: datetime | None = None
     """Clock of relative card dates ("3d ago"); None means the real clock."""
     graphql_fault: str | None = None
+    """Misbehaviour of ``/_/graphql`` for tests, one of ``tests.site.graphql.FAULTS``."""
     author_archives: dict[str, ArchiveSpec] = field(default_factory=dict)
     """Username → how the profile pages its stories (tests/site/author_archive.py)."""
-    """Misbehaviour of ``/_/graphql`` for tests, one of ``tests.site.graphql.FAULTS``."""
     threads: dict[str, list[SiteResponse]] = field(default_factory=dict)
     """Story id → its top-level responses (each with its replies); see ``tests.site.threads``."""
     responses_fault: str | None = None

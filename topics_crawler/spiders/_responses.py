@@ -13,6 +13,13 @@ reason, ``responses/failed/<reason>`` in the stats and a line in ``failures.json
 Each answer counts as a page in ``parse/pages/responses``, so the crawl health check
 (``HEALTH_MAX_FAILURE_RATIO``) weighs failed answers against answers read.
 
+The paging state of a story's thread (rows taken, pages read, cursors seen) travels in
+each of its requests (``meta["responses_thread"]``), as a tag's history listing does:
+nothing per story stays in the spider, so memory does not grow with the stories crawled,
+and a ``JOBDIR`` resume or another worker on a shared Redis queue reads an answer with
+the state it was asked with. The first request of a story is one POST body per story,
+so the dupefilter lets it through once per crawl.
+
 Stats: ``responses/requests``, ``responses/pages``, ``responses/rows``,
 ``responses/stories``, ``responses/deleted``, ``responses/skipped/<reason>``,
 ``responses/failed/<reason>``, ``responses/stopped/page_cap``.
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -38,6 +45,8 @@ from topics_crawler.normalize import format_timestamp
 
 #: Request meta key: the story whose responses a request asks for.
 RESPONSES_STORY_META = "responses_story"
+#: Request meta key: the thread's paging state as of this request (a :class:`Thread`).
+RESPONSES_THREAD_META = "responses_thread"
 #: Most pages of top-level responses read for one story.
 MAX_PAGES = 20
 
@@ -46,7 +55,8 @@ Callback = Callable[..., Any]
 
 @dataclass
 class Thread:
-    """Paging state of one story's responses."""
+    """Paging state of one story's responses, carried by each of its requests
+    (picklable: the Redis queue and ``JOBDIR`` store requests)."""
 
     story_id: str
     story_url: str
@@ -75,22 +85,20 @@ class ResponsesFetcher:
         self.logger = logger
         self.report = report
         """``report(url, reason, detail)``: record a failure for ``failures.jsonl``."""
-        self.threads: dict[str, Thread] = {}
 
     def start(self, story: Story) -> Iterator[Request]:
-        """The first request for ``story``'s responses; none when it has none or was asked."""
-        if not story.story_id or story.story_id in self.threads or story.responses == 0:
+        """The first request for ``story``'s responses; none when it says it has none."""
+        if not story.story_id or story.responses == 0:
             return
         if story.in_response_to:
             return  # a response's own replies come with its story's thread
         thread = Thread(story.story_id, story.url or story.story_id)
-        self.threads[story.story_id] = thread
         self.stats.inc_value("responses/stories")
         yield self._request(thread, None)
 
     def read(self, response: Response) -> Iterator[StoryResponse | Request]:
         """Rows of one answer, then the next page's request (or nothing)."""
-        thread = self.threads.get(response.meta.get(RESPONSES_STORY_META, ""))
+        thread = thread_of(response.meta)
         if thread is None or thread.taken >= self.limit:
             self.stats.inc_value("responses/ignored_answers")
             return
@@ -104,7 +112,7 @@ class ResponsesFetcher:
             limit=self.limit - thread.taken,
         )
         if isinstance(page, ResponsesFailure):
-            self.fail(thread.story_id, page.reason, page.detail)
+            self.fail(response.meta, page.reason, page.detail)
             return
         thread.pages += 1
         thread.taken += len(page.rows)
@@ -127,9 +135,11 @@ class ResponsesFetcher:
         thread.seen_cursors.add(page.next_to)
         yield self._request(thread, page.next_to)
 
-    def fail(self, story_id: str, reason: str, detail: str) -> None:
-        """Stop ``story_id``'s responses for ``reason``: counted, logged, reported."""
-        thread = self.threads.get(story_id)
+    def fail(self, meta: dict[str, Any], reason: str, detail: str) -> None:
+        """Stop the responses of the story a request with ``meta`` asked for:
+        counted, logged, reported."""
+        thread = thread_of(meta)
+        story_id = thread.story_id if thread is not None else meta.get(RESPONSES_STORY_META, "")
         url = thread.story_url if thread is not None else story_id
         self.stats.inc_value(f"responses/failed/{reason}")
         self.logger.error(
@@ -146,5 +156,17 @@ class ResponsesFetcher:
             headers=REQUEST_HEADERS,
             callback=self.callback,
             errback=self.errback,
-            meta={"entity_kind": "responses", RESPONSES_STORY_META: thread.story_id},
+            meta={
+                "entity_kind": "responses",
+                RESPONSES_STORY_META: thread.story_id,
+                RESPONSES_THREAD_META: replace(thread, seen_cursors=set(thread.seen_cursors)),
+            },
         )
+
+
+def thread_of(meta: dict[str, Any]) -> Thread | None:
+    """A copy of the thread state a request carries (None: not a responses request)."""
+    thread = meta.get(RESPONSES_THREAD_META)
+    if not isinstance(thread, Thread):
+        return None
+    return replace(thread, seen_cursors=set(thread.seen_cursors))

@@ -67,7 +67,7 @@ from topics_crawler.spiders._history import (
 )
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.spiders._related import TagWalker
-from topics_crawler.spiders._responses import RESPONSES_STORY_META, ResponsesFetcher
+from topics_crawler.spiders._responses import ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
@@ -238,8 +238,7 @@ class TopicsSpider(Spider):
         assert self.threads is not None, "responses requests exist only with a fetcher"
         request = failure.request  # type: ignore[attr-defined]
         _status, reason = failure_status(failure)
-        story_id = request.meta.get(RESPONSES_STORY_META, "")
-        self.threads.fail(story_id, reason, failure.getErrorMessage())
+        self.threads.fail(request.meta, reason, failure.getErrorMessage())
 
     def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
         result = self.parse_response(response, "author")
