@@ -47,6 +47,7 @@ from topics_crawler.items import Author
 from topics_crawler.normalize import format_timestamp
 from topics_crawler.pages import ListingCursor, PageResult, parse_page
 from topics_crawler.pages.author import AUTHOR_STORIES
+from topics_crawler.spiders._helpers import carried_state
 from topics_crawler.urls import author_url
 
 #: Request meta key: the author's archive state (:class:`AuthorArchive`) as of this request.
@@ -67,6 +68,9 @@ class AuthorArchive:
     taken: int = 0
     pages: int = 0
     seen_cursors: set[str] = field(default_factory=set)
+
+    def copy(self) -> AuthorArchive:
+        return replace(self, seen_cursors=set(self.seen_cursors))
 
 
 class AuthorArchivePager:
@@ -191,7 +195,7 @@ class AuthorArchivePager:
             meta={
                 "entity_kind": "author_archive",
                 ARCHIVE_FORM_META: page.form,
-                ARCHIVE_STATE_META: replace(archive, seen_cursors=set(archive.seen_cursors)),
+                ARCHIVE_STATE_META: archive.copy(),
             },
         )
 
@@ -211,7 +215,4 @@ def _author_cursor(result: PageResult) -> ListingCursor | None:
 
 def archive_of(meta: dict[str, Any]) -> AuthorArchive | None:
     """A copy of the archive state a request carries (None: not an archive request)."""
-    archive = meta.get(ARCHIVE_STATE_META)
-    if not isinstance(archive, AuthorArchive):
-        return None
-    return replace(archive, seen_cursors=set(archive.seen_cursors))
+    return carried_state(meta, ARCHIVE_STATE_META, AuthorArchive)

@@ -1,8 +1,10 @@
-"""What the spider's callbacks share: entity keys, failure reasons, response encodings."""
+"""What the spider's callbacks share: entity keys, failure reasons, response encodings, the
+paging state requests carry."""
 
 from __future__ import annotations
 
 import re
+from typing import Any, Protocol, Self, TypeVar
 
 from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Response
@@ -10,6 +12,23 @@ from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
 from topics_crawler.urls import is_medium_domain
+
+
+class CarriedState(Protocol):
+    """Paging state a request carries in its meta (a tag's listing, a walk, an archive, a
+    thread): picklable, and copied whenever it is read or sent on."""
+
+    def copy(self) -> Self: ...
+
+
+State = TypeVar("State", bound=CarriedState)
+
+
+def carried_state(meta: dict[str, Any], key: str, kind: type[State]) -> State | None:
+    """A copy of the ``kind`` state a request carries under ``key`` (None: not such a
+    request), so reading an answer never changes the state another request holds."""
+    state = meta.get(key)
+    return state.copy() if isinstance(state, kind) else None
 
 
 def item_key(item: Item) -> tuple[str, str]:

@@ -56,6 +56,7 @@ from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.normalize import format_timestamp
 from topics_crawler.pages import PageResult
 from topics_crawler.spiders._arguments import CrawlOptions
+from topics_crawler.spiders._helpers import carried_state
 
 #: ``meta["render_reason"]`` of the tag page request that replaces a failed history.
 HISTORY_FALLBACK = "history_fallback"
@@ -110,6 +111,9 @@ class TagListing:
     seen_cursors: list[str] = field(default_factory=list)
     """The last ``SEEN_CURSORS_KEPT`` cursors read in the current range (one coming back
     is a paging loop)."""
+
+    def copy(self) -> TagListing:
+        return replace(self, ranges=list(self.ranges), seen_cursors=list(self.seen_cursors))
 
     @property
     def time_range(self) -> TimeRange:
@@ -252,17 +256,14 @@ class HistoryPager:
             meta={
                 "entity_kind": "history",
                 HISTORY_TAG_META: listing.tag,
-                HISTORY_STATE_META: replace(listing, seen_cursors=list(listing.seen_cursors)),
+                HISTORY_STATE_META: listing.copy(),
             },
         )
 
 
 def listing_of(meta: dict[str, Any]) -> TagListing | None:
     """A copy of the paging state a listing request carries (None: not a listing)."""
-    listing = meta.get(HISTORY_STATE_META)
-    if not isinstance(listing, TagListing):
-        return None
-    return replace(listing, ranges=list(listing.ranges), seen_cursors=list(listing.seen_cursors))
+    return carried_state(meta, HISTORY_STATE_META, TagListing)
 
 
 def fallback_request(tag_url: str, callback: Callback, errback: Callback) -> Request:

@@ -40,6 +40,7 @@ from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.items import TagPage
 from topics_crawler.normalize import tag_slug
+from topics_crawler.spiders._helpers import carried_state
 from topics_crawler.urls import tag_url
 
 #: Request meta key: the walk's state (:class:`TagWalk`) as of this tag request.
@@ -144,5 +145,4 @@ class TagWalker:
 
 def walk_of(meta: dict[str, Any]) -> TagWalk | None:
     """A copy of the walk state a tag request carries (None: not a walk request)."""
-    walk = meta.get(TAG_WALK_META)
-    return walk.copy() if isinstance(walk, TagWalk) else None
+    return carried_state(meta, TAG_WALK_META, TagWalk)

@@ -42,6 +42,7 @@ from topics_crawler.graphql.post_responses import PAGE_SIZE, REQUEST_HEADERS, re
 from topics_crawler.graphql.responses_reader import ResponsesFailure, read_responses
 from topics_crawler.items import Story, StoryResponse
 from topics_crawler.normalize import format_timestamp
+from topics_crawler.spiders._helpers import carried_state
 
 #: Request meta key: the story whose responses a request asks for.
 RESPONSES_STORY_META = "responses_story"
@@ -63,6 +64,9 @@ class Thread:
     taken: int = 0
     pages: int = 0
     seen_cursors: set[str] = field(default_factory=set)
+
+    def copy(self) -> Thread:
+        return replace(self, seen_cursors=set(self.seen_cursors))
 
 
 class ResponsesFetcher:
@@ -159,14 +163,11 @@ class ResponsesFetcher:
             meta={
                 "entity_kind": "responses",
                 RESPONSES_STORY_META: thread.story_id,
-                RESPONSES_THREAD_META: replace(thread, seen_cursors=set(thread.seen_cursors)),
+                RESPONSES_THREAD_META: thread.copy(),
             },
         )
 
 
 def thread_of(meta: dict[str, Any]) -> Thread | None:
     """A copy of the thread state a request carries (None: not a responses request)."""
-    thread = meta.get(RESPONSES_THREAD_META)
-    if not isinstance(thread, Thread):
-        return None
-    return replace(thread, seen_cursors=set(thread.seen_cursors))
+    return carried_state(meta, RESPONSES_THREAD_META, Thread)
