@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,3 +77,22 @@ def run_crawl(
     stats = json.loads(stats_path.read_text("utf-8")) if stats_path.exists() else {}
     log = log_path.read_text("utf-8") if log_path.exists() else ""
     return CrawlRun(process.returncode, items, stats, log + process.stderr, out_dir)
+
+
+def run_workers(
+    base_url: str,
+    out_dir: Path,
+    *spider_args: str,
+    settings: dict[str, Any],
+    workers: int = 2,
+) -> list[CrawlRun]:
+    """``workers`` crawls at once (each in ``out_dir/worker<n>``), e.g. on one shared Redis."""
+    with ThreadPoolExecutor(workers) as pool:
+        return list(
+            pool.map(
+                lambda n: run_crawl(
+                    base_url, out_dir / f"worker{n}", *spider_args, settings=settings
+                ),
+                range(workers),
+            )
+        )

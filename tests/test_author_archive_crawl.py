@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, run_crawl, run_workers
 from tests.services import RedisServer
 from tests.site.author_archive import author_archive_site
 from tests.site.markup import epoch_ms
@@ -116,15 +115,7 @@ def test_two_workers_on_redis_take_n_per_author_each_story_once(tmp_path: Path) 
             "DISTRIBUTED_IDLE_CLOSE": 1,
             "HEALTH_ENABLED": False,  # a worker that got few pages exports few items
         }
-        with ThreadPoolExecutor(2) as pool:
-            runs = list(
-                pool.map(
-                    lambda n: run_crawl(
-                        site.base_url, tmp_path / f"worker{n}", *args, settings=settings
-                    ),
-                    range(2),
-                )
-            )
+        runs = run_workers(site.base_url, tmp_path, *args, settings=settings)
         fetched = story_fetches(site, content)
     for run in runs:
         assert run.returncode == 0, run.log[-3000:]

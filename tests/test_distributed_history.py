@@ -9,12 +9,11 @@ response varies from run to run.
 from __future__ import annotations
 
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tests.crawl_helpers import run_crawl
+from tests.crawl_helpers import run_workers
 from tests.services import RedisServer
 from tests.site.content import default_site
 from tests.site.server import SiteServer
@@ -40,15 +39,7 @@ def test_two_workers_take_exactly_max_stories_none_twice(tmp_path: Path, attempt
             # per-worker minimum-items check would fail it; the caps are checked below
             "HEALTH_ENABLED": False,
         }
-        with ThreadPoolExecutor(2) as pool:
-            runs = list(
-                pool.map(
-                    lambda n: run_crawl(
-                        site.base_url, tmp_path / f"worker{n}", *args, settings=settings
-                    ),
-                    range(2),
-                )
-            )
+        runs = run_workers(site.base_url, tmp_path, *args, settings=settings)
     for run in runs:
         assert run.returncode == 0, run.log[-3000:]
     stories = Counter(item["story_id"] for run in runs for item in run.of_type("story"))

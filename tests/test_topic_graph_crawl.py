@@ -11,14 +11,13 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, run_crawl, run_workers
 from tests.services import ROOT, RedisServer, wait_until
 from tests.site.server import SiteServer
 from tests.site.topic_graph import BREADTH_FIRST, MISSING, SEED, topic_graph_site
@@ -114,15 +113,7 @@ def test_two_workers_on_redis_walk_the_same_graph_within_the_cap(tmp_path: Path)
             "DISTRIBUTED_IDLE_CLOSE": 1,
             "HEALTH_ENABLED": False,  # a worker that got no tag page exports few items
         }
-        with ThreadPoolExecutor(2) as pool:
-            runs = list(
-                pool.map(
-                    lambda n: run_crawl(
-                        site.base_url, tmp_path / f"worker{n}", *args, settings=settings
-                    ),
-                    range(2),
-                )
-            )
+        runs = run_workers(site.base_url, tmp_path, *args, settings=settings)
         requested = requested_tags(site)
     for run in runs:
         assert run.returncode == 0, run.log[-3000:]
