@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
@@ -51,16 +50,16 @@ def _escape_line_start(line: str) -> str:
 
 
 def _trimmed(text: str, markup: Markup) -> Markup | None:
-    start, end = max(markup.start, 0), min(markup.end, len(text))
+    """``markup`` without the blanks at its edges (None when only blanks are left); its
+    range is already within ``text``."""
+    start, end = markup.start, markup.end
+    if not (text[start].isspace() or text[end - 1].isspace()):
+        return markup  # the common case: nothing to trim
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    if start >= end:
-        return None
-    if (start, end) == (markup.start, markup.end):
-        return markup
-    return Markup(markup.kind, start, end, markup.href)
+    return Markup(markup.kind, start, end, markup.href) if start < end else None
 
 
 def _order(markup: Markup) -> tuple[int, int, int, str]:
@@ -69,18 +68,27 @@ def _order(markup: Markup) -> tuple[int, int, int, str]:
     return (rank, -markup.end, markup.start, markup.kind)
 
 
-def _expressible(text: str, markup: Markup, others: list[Markup]) -> bool:
+def _start_longest(markup: Markup) -> tuple[int, int]:
+    return (markup.start, -markup.end)
+
+
+_FRAMING_KINDS = frozenset({"CODE", "A"})
+_EMPHASIS_KINDS = frozenset({"STRONG", "EM"})
+
+
+def _expressible(text: str, markup: Markup, framed: list[Markup]) -> bool:
     """False for emphasis CommonMark cannot delimit: an edge with a letter outside and
     punctuation inside (``a**"b"**``, or a code span or link starting right inside it);
-    such a markup is left out, its text kept."""
-    if markup.kind not in {"STRONG", "EM"}:
-        return True
+    such a markup is left out, its text kept. ``framed``: the code and link markups."""
     start, end = markup.start, markup.end
-    framed = [m for m in others if m.kind in {"CODE", "A"} and m is not markup]
+    outer_start = start > 0 and text[start - 1].isalnum()
+    outer_end = end < len(text) and text[end].isalnum()
+    if not (outer_start or outer_end):
+        return True  # blanks or punctuation outside both edges: always delimitable
     inner_start = not text[start].isalnum() or any(m.start == start for m in framed)
     inner_end = not text[end - 1].isalnum() or any(m.end == end for m in framed)
-    outer_start = start > 0 and text[start - 1].isalnum() and all(m.end != start for m in framed)
-    outer_end = end < len(text) and text[end].isalnum() and all(m.start != end for m in framed)
+    outer_start = outer_start and all(m.end != start for m in framed)
+    outer_end = outer_end and all(m.start != end for m in framed)
     return not ((outer_start and inner_start) or (outer_end and inner_end))
 
 
@@ -88,30 +96,41 @@ def _spans(text: str, markups: Iterable[Markup]) -> list[Markup]:
     """Markups of a kind that overlap or touch merged (two ``*`` in a row would read as
     bold; ``<em>a </em><em>b</em>`` is one emphasis), a link overlapping an earlier link
     dropped (links do not nest), edge blanks trimmed, inexpressible emphasis left out."""
+    length = len(text)
     by_kind: dict[str, list[Markup]] = {}
-    for markup in markups:
-        start, end = max(markup.start, 0), min(markup.end, len(text))
-        if start < end:
-            clamped = markup if (start, end) == (markup.start, markup.end) else None
-            clamped = clamped or Markup(markup.kind, start, end, markup.href)
-            by_kind.setdefault(markup.kind, []).append(clamped)
-    merged: list[Markup] = []
+    for given in markups:
+        start = given.start if given.start > 0 else 0
+        end = given.end if given.end < length else length
+        if start >= end:
+            continue
+        clamped = given
+        if start != given.start or end != given.end:
+            clamped = Markup(given.kind, start, end, given.href)
+        same = by_kind.get(given.kind)
+        if same is None:
+            by_kind[given.kind] = [clamped]
+        else:
+            same.append(clamped)
+    trimmed: list[Markup] = []
     for kind, found in by_kind.items():
-        found.sort(key=lambda m: (m.start, -m.end))
-        runs: list[Markup] = []
-        for markup in found:
-            last = runs[-1] if runs else None
-            if (
-                last is None
-                or markup.start > last.end
-                or (kind == "A" and markup.start >= last.end)
-            ):
-                runs.append(markup)
-            elif kind != "A":
-                runs[-1] = replace(last, end=max(last.end, markup.end))
-        merged.extend(runs)
-    trimmed = [cut for m in merged if (cut := _trimmed(text, m)) is not None]
-    return [m for m in trimmed if _expressible(text, m, trimmed)]
+        runs = _merged(kind, found) if len(found) > 1 else found
+        trimmed.extend(cut for m in runs if (cut := _trimmed(text, m)) is not None)
+    framed = [m for m in trimmed if m.kind in _FRAMING_KINDS]
+    return [m for m in trimmed if m.kind not in _EMPHASIS_KINDS or _expressible(text, m, framed)]
+
+
+def _merged(kind: str, found: list[Markup]) -> list[Markup]:
+    """Markups of one kind in start order, those that overlap or touch as one (links:
+    one that overlaps an earlier link is dropped; touching links stay two)."""
+    found.sort(key=_start_longest)
+    runs = [found[0]]
+    for markup in found[1:]:
+        last = runs[-1]
+        if markup.start > last.end or (kind == "A" and markup.start >= last.end):
+            runs.append(markup)
+        elif kind != "A" and markup.end > last.end:
+            runs[-1] = Markup(kind, last.start, markup.end, last.href)
+    return runs
 
 
 #: One step of inline output: ``("open", markup)``, ``("close", markup)`` or
@@ -124,7 +143,7 @@ def inline(text: str, markups: Sequence[Markup]) -> str:
     spans = _spans(text, markups) if markups else []
     if not spans:
         return escape(text)
-    spans.sort(key=lambda m: (m.start, -m.end))
+    spans.sort(key=_start_longest)
     if all(a.end <= b.start for a, b in pairwise(spans)):
         return _apart(text, spans)  # the common case: nothing overlaps
     tokens = _cancel(_blanks_outside(_tokens(text, spans)))
@@ -234,14 +253,18 @@ def _serialize(tokens: list[_Token]) -> str:
     return "".join(out)
 
 
+_OPENERS = {"A": "[", "STRONG": "**", "EM": "*"}
+_CLOSERS = {"STRONG": "**", "EM": "*"}
+
+
 def _open(markup: Markup) -> str:
-    return {"A": "[", "STRONG": "**", "EM": "*"}.get(markup.kind, "")
+    return _OPENERS.get(markup.kind, "")
 
 
 def _close(markup: Markup) -> str:
     if markup.kind == "A":
         return f"]({destination(markup.href or '')})"
-    return {"STRONG": "**", "EM": "*"}.get(markup.kind, "")
+    return _CLOSERS.get(markup.kind, "")
 
 
 def _code_span(code: str) -> str:

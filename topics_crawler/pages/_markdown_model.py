@@ -17,10 +17,12 @@ MARKUP_KINDS = ("A", "STRONG", "EM", "CODE")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Markup:
     """One inline markup over ``Block.text[start:end]`` (code point offsets). Compared by
-    identity: the renderer keeps each one as a delimiter on a stack."""
+    identity: the renderer keeps each one as a delimiter on a stack. Never changed once
+    made (not ``frozen``: a frozen dataclass costs four times as much to build, and a
+    page makes hundreds)."""
 
     kind: str
     """``STRONG``, ``EM``, ``A`` or ``CODE``."""
@@ -30,9 +32,9 @@ class Markup:
     """Link target of an ``A`` markup."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Block:
-    """One paragraph of the body."""
+    """One paragraph of the body; never changed once made (see :class:`Markup`)."""
 
     kind: str
     """Medium's paragraph type name (``P``, ``H3``, ``IMG``, ``PRE``, …) or ``HR``."""

@@ -214,6 +214,8 @@ class State:
             if not isinstance(value, dict):  # most values: scalars and lists
                 return value
             key = value.get("__ref")  # Apollo-3, the common form (else as reference_key)
+            if key is None and "type" not in value:
+                return value  # an inline object (legacy paragraphs…): neither reference form
             if not isinstance(key, str):
                 key = reference_key(value)
                 if key is None:
