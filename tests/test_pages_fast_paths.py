@@ -1,9 +1,9 @@
 """The parsers' fast paths give exactly what the plain XPath / regex / str versions gave.
 
 Speed work parses clean UTF-8 bytes instead of the decoded str, replaced whole-tree XPath
-walks with C-level tag walks (``iter_tags``), an ``ancestor::`` XPath with an ancestor walk
-(``article_blocks``), a class-token XPath on every element with one on the owners of
-matching ``class`` attributes (``class_xpath``) and the white-space fold of ``clean_text``
+walks with C-level tag walks (``iter_tags``), a class-token XPath on every element with one
+on the owners of matching ``class`` attributes (``class_xpath``) and the white-space fold of
+``clean_text``
 with one that leaves lone spaces alone. Each is checked here against the reference it
 replaced, on every real capture and on small pages written to hit the edge cases.
 """
@@ -21,20 +21,11 @@ from lxml import etree
 
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages import Document
-from topics_crawler.pages._body import article_blocks, class_xpath, count_words
-from topics_crawler.pages._document import iter_tags
+from topics_crawler.pages._body import count_words
+from topics_crawler.pages._document import class_xpath, iter_tags
 
 #: The word regex :func:`count_words` ran on the whole text before it skipped plain tokens.
 REFERENCE_WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
-#: The ``<article>`` body XPath that :func:`article_blocks` replaced.
-REFERENCE_ARTICLE_XPATH = (
-    "//article//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::pre"
-    " or self::li or self::blockquote or self::figcaption]"
-    "[not(ancestor::p or ancestor::li or ancestor::blockquote or ancestor::pre)]"
-    "[not(ancestor-or-self::*[contains(@class, 'pw-published-date')"
-    " or contains(@class, 'pw-author') or contains(@class, 'pw-reading-time')"
-    " or contains(@class, 'pw-post-byline-header')])]"
-)
 CLASS_NAMES = (
     "graf",
     "graf--title",
@@ -111,25 +102,6 @@ def test_other_encodings_parse_the_decoded_text() -> None:
     assert doc._utf8_body is None
     assert doc.tree is not None
     assert doc.tree.text_content() == "café"
-
-
-def test_article_blocks_match_the_reference_xpath(real_pages: Path) -> None:
-    for name, tree in page_trees(real_pages):
-        assert article_blocks(tree) == tree.xpath(REFERENCE_ARTICLE_XPATH), name
-
-
-def test_article_blocks_on_the_edge_page() -> None:
-    texts = [element.text_content().strip() for element in article_blocks(edge_tree())]
-    assert texts == [
-        "Title",
-        "nested in quote",
-        "inner article",
-        "loose li",
-        "caption h4 in caption",
-        "h4 in caption",
-        "code",
-        "second top-level html",
-    ]
 
 
 @pytest.mark.parametrize("tag", ["meta", "link", "script", "a", "article"])

@@ -63,6 +63,16 @@ _JSON_LD_KEY = "JSON-LD"
 _HREFS = etree.XPath("//a/@href", smart_strings=False)
 
 
+def class_xpath(name: str) -> str:
+    """XPath of the elements whose ``class`` has the token ``name``. It walks the ``class``
+    attributes with a plain substring test and runs the token test only on the owners of
+    the few that pass: about twice as fast in libxml2 as a token test on every element."""
+    return (
+        f"//@class[contains(., '{name}')]/parent::*"
+        f"[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+    )
+
+
 def html_parser(encoding: str | None = None) -> etree.HTMLParser:
     """An HTML parser whose elements are :class:`lxml.html.HtmlElement` (``text_content``,
     ``cssselect``…) chosen by a C-level lookup: ``lxml.html``'s own parser picks each
@@ -313,10 +323,7 @@ class Document:
                 if name in classes and name in _CLASS_TOKENS.findall(classes)
             ]
         else:
-            found = self.xpath(
-                f"//@class[contains(., '{name}')]/parent::*"
-                f"[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
-            )
+            found = self.xpath(class_xpath(name))
         self.memo[key] = found
         return list(found)
 

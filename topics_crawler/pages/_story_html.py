@@ -18,11 +18,7 @@ from topics_crawler.normalize import (
     tag_slug,
     unique,
 )
-from topics_crawler.pages._body import (
-    count_words,
-    dom_paragraphs,
-    render_paragraphs,
-)
+from topics_crawler.pages._body import count_words, render_paragraphs
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._markdown_dom import dom_blocks
 from topics_crawler.pages.markdown import render_markdown
@@ -317,12 +313,12 @@ def _dom_body(doc: Document) -> dict[str, Any]:
     locked = doc.contains("meteredContent") and bool(
         doc.xpath("//article[contains(@class, 'meteredContent')]")
     )
-    grafs = doc.with_class("graf")  # one walk for the text and the Markdown
-    text = render_paragraphs(dom_paragraphs(doc.tree, grafs=grafs))
+    blocks = dom_blocks(doc.tree, doc.url, grafs=doc.with_class("graf"))
+    text = render_paragraphs([(block.kind, block.text) for block in blocks])
     return {
         "is_member_only": True if locked else None,
         "text": text,
-        "markdown": render_markdown(dom_blocks(doc.tree, doc.url, grafs=grafs), preview=locked),
+        "markdown": render_markdown(blocks, preview=locked),
         "text_is_preview": locked if text else None,
         "word_count": count_words(text) if text and not locked else None,
     }
