@@ -23,6 +23,7 @@ from topics_crawler.normalize import clean_text
 from topics_crawler.pages import Document
 from topics_crawler.pages._body import count_words
 from topics_crawler.pages._document import class_xpath, iter_tags
+from topics_crawler.pages._markdown_dom import _article_blocks, _is_byline, _tag, _walk
 
 #: The word regex :func:`count_words` ran on the whole text before it skipped plain tokens.
 REFERENCE_WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
@@ -50,6 +51,8 @@ EDGE_PAGE = """<html><head><meta name="a" content="1"></head><body>
   <article><p>inner article</p><li>loose li</li></article>
   <figure><figcaption>caption <h4>h4 in caption</h4></figcaption></figure>
   <pre>code</pre>
+  <section class="x PW-Author-Name"><p>upper-case byline</p></section>
+  <div><script>var p = 1;</script><svg><p>in an svg</p></svg><div><p>deep</p></div></div>
 </article>
 <p>outside any article</p>
 </body></html>
@@ -102,6 +105,39 @@ def test_other_encodings_parse_the_decoded_text() -> None:
     assert doc._utf8_body is None
     assert doc.tree is not None
     assert doc.tree.text_content() == "café"
+
+
+def walked_article_blocks(tree: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
+    """The reference the article XPath replaced: the Python walk of every outermost
+    ``<article>`` that is not the byline."""
+    blocks: list[lxml.html.HtmlElement] = []
+    for article in iter_tags(tree, "article"):
+        if not _is_byline(article) and all(_tag(a) != "article" for a in article.iterancestors()):
+            _walk(article, blocks)
+    return blocks
+
+
+def test_article_blocks_match_the_walk(real_pages: Path) -> None:
+    for name, tree in page_trees(real_pages):
+        assert _article_blocks(tree) == walked_article_blocks(tree), name
+
+
+def test_article_blocks_on_the_edge_page() -> None:
+    tree = edge_tree()
+    texts = [element.text_content().strip() for element in _article_blocks(tree)]
+    assert texts == [
+        "in a list item",  # an article inside a block or a byline: walked in Python
+        "in a byline",
+        "Title",
+        "nested in quote",
+        "inner article",
+        "loose li",
+        "caption h4 in caption",
+        "code",
+        "deep",
+        "second top-level html",
+    ]
+    assert _article_blocks(tree) == walked_article_blocks(tree)
 
 
 @pytest.mark.parametrize("tag", ["meta", "link", "script", "a", "article"])

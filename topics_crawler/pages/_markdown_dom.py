@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from urllib.parse import urljoin
 
 import lxml.html
+from lxml import etree
 
+from topics_crawler.pages._document import iter_tags
 from topics_crawler.pages.markdown import Block, Markup, embed_url
 
 _GRAF_TOKEN = "contains(concat(' ', normalize-space(@class), ' '), ' graf ')"
@@ -37,6 +39,9 @@ _BLOCK_TAGS |= {"blockquote", "figure"}
 _SKIPPED_TAGS = frozenset({"script", "style", "noscript", "button", "svg", "template"})
 #: The byline of 2022+ pages (author, date, reading time) is not body.
 _BYLINE_CLASSES = ("pw-published-date", "pw-author", "pw-reading-time", "pw-post-byline-header")
+_STOP_TAGS = tuple(sorted(_BLOCK_TAGS | _SKIPPED_TAGS))
+#: Elements whose ``class`` may name a byline (every byline class has ``w-``).
+_MAYBE_BYLINES = etree.XPath(".//@class[contains(., 'w-') or contains(., 'W-')]/..")
 _MODERN_HEADINGS = {"h1": "H3", "h2": "H4", "h3": "H4", "h4": "H4", "h5": "H4", "h6": "H4"}
 _LEGACY_HEADINGS = {"h1": "H2", "h2": "H2", "h3": "H3", "h4": "H4", "h5": "H4", "h6": "H4"}
 
@@ -119,13 +124,39 @@ def _is_byline(element: lxml.html.HtmlElement) -> bool:
 
 def _article_blocks(tree: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
     """Blocks of the outermost ``<article>`` elements in document order: not inside another
-    block, a skipped element or the byline. A walk that prunes (an XPath ``ancestor::``
-    test on every candidate costs twice as much)."""
+    block, a skipped element or the byline (what :func:`_walk` collects, see
+    :func:`_blocks_under`). An article inside a block or a byline is walked in Python.
+    Every top-level ``<html>`` of a broken capture is read (:func:`iter_tags`)."""
     blocks: list[lxml.html.HtmlElement] = []
-    for article in tree.iter("article"):
-        if _is_byline(article) or any(_tag(a) == "article" for a in article.iterancestors()):
+    for article in iter_tags(tree, "article"):
+        if _is_byline(article):
             continue
-        _walk(article, blocks)
+        ancestors = list(article.iterancestors())
+        if any(_tag(a) == "article" for a in ancestors):
+            continue
+        if any(_tag(a) in _STOP_TAGS or _is_byline(a) for a in ancestors):
+            _walk(article, blocks)
+        else:
+            blocks.extend(_blocks_under(article))
+    return blocks
+
+
+def _blocks_under(article: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
+    """:func:`_walk` of an article by libxml2's tag walks: the block and skipped elements in
+    document order, each taken unless it is inside one taken or skipped before it or in a
+    byline. Python touches only those elements, not every element of the article."""
+    covered: set[lxml.html.HtmlElement] = set()
+    found = _MAYBE_BYLINES(article)
+    for element in found if isinstance(found, list) else ():
+        if isinstance(element, lxml.html.HtmlElement) and _is_byline(element):
+            covered.update(element.iter(*_STOP_TAGS))
+    blocks = []
+    for element in article.iter(*_STOP_TAGS):
+        if element in covered:
+            continue
+        if element.tag in _BLOCK_TAGS:
+            blocks.append(element)
+        covered.update(element.iter(*_STOP_TAGS))
     return blocks
 
 
