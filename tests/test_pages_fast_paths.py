@@ -1,9 +1,9 @@
 """The parsers' fast paths give exactly what the plain XPath / regex / str versions gave.
 
 Speed work parses clean UTF-8 bytes instead of the decoded str, replaced whole-tree XPath
-walks with C-level tag walks (``iter_tags``), a class-token XPath on every element with one
-on the owners of matching ``class`` attributes (``class_xpath``) and the white-space fold of
-``clean_text``
+walks with C-level tag walks (``iter_tags``), a class-token XPath on every element with a
+substring XPath on the ``class`` attributes and a token test of the few that pass
+(``Document.with_class``) and the white-space fold of ``clean_text``
 with one that leaves lone spaces alone. Each is checked here against the reference it
 replaced, on every real capture and on small pages written to hit the edge cases.
 """
@@ -22,8 +22,15 @@ from lxml import etree
 from topics_crawler.normalize import clean_text
 from topics_crawler.pages import Document
 from topics_crawler.pages._body import count_words
-from topics_crawler.pages._document import class_xpath, iter_tags
-from topics_crawler.pages._markdown_dom import _article_blocks, _is_byline, _tag, _walk
+from topics_crawler.pages._document import iter_tags
+from topics_crawler.pages._markdown_dom import (
+    _GRAF_XPATH,
+    _article_blocks,
+    _is_byline,
+    _outermost_grafs,
+    _tag,
+    _walk,
+)
 
 #: The word regex :func:`count_words` ran on the whole text before it skipped plain tokens.
 REFERENCE_WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
@@ -140,6 +147,28 @@ def test_article_blocks_on_the_edge_page() -> None:
     assert _article_blocks(tree) == walked_article_blocks(tree)
 
 
+#: Grafs inside grafs (a list item in a graf list, a graf in a ``grafx`` wrapper that only
+#: looks like one) and a second top-level ``<html>``.
+NESTED_GRAFS_PAGE = """<html><body><div class="section grafx">
+<p class="graf graf--p">one</p>
+<ul class="graf postList"><li class="graf graf--li">item</li></ul>
+<div class="Graf"><p class="graf">under a non-graf</p></div>
+<div class="graf"><div><p class="x graf--p graf">deep</p></div></div>
+</div></body></html>
+<html><body><p class="graf">second html</p></body></html>"""
+
+
+def test_outermost_grafs_match_the_ancestor_xpath(real_pages: Path) -> None:
+    pages = [page.read_bytes() for page in html_captures(real_pages)]
+    for body in [*pages, NESTED_GRAFS_PAGE.encode()]:
+        doc = Document(body, "https://medium.com/p/x")
+        assert doc.tree is not None
+        assert _outermost_grafs(doc.tree, doc.with_class("graf")) == doc.xpath(_GRAF_XPATH)
+    doc = Document(NESTED_GRAFS_PAGE, "https://medium.com/p/x")
+    texts = [e.text_content().strip() for e in _outermost_grafs(doc.tree, doc.with_class("graf"))]
+    assert texts == ["one", "item", "under a non-graf", "deep", "second html"]
+
+
 @pytest.mark.parametrize("tag", ["meta", "link", "script", "a", "article"])
 def test_iter_tags_matches_descendant_xpath(real_pages: Path, tag: str) -> None:
     for name, tree in page_trees(real_pages):
@@ -159,10 +188,12 @@ def test_iter_tags_without_a_tree_is_empty() -> None:
 
 
 @pytest.mark.parametrize("name", CLASS_NAMES)
-def test_class_xpath_matches_the_token_xpath(real_pages: Path, name: str) -> None:
+def test_with_class_matches_the_token_xpath(real_pages: Path, name: str) -> None:
     token_only = f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
-    for page, tree in page_trees(real_pages):
-        assert tree.xpath(class_xpath(name)) == tree.xpath(token_only), page
+    for page in [*html_captures(real_pages), None]:
+        body = page.read_bytes() if page is not None else EDGE_PAGE.encode()
+        doc = Document(body, "https://medium.com/p/x")
+        assert doc.with_class(name) == doc.xpath(token_only), page
 
 
 def test_document_contains_remembers_the_answer() -> None:

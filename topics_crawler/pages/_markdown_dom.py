@@ -39,6 +39,10 @@ _BLOCK_TAGS |= {"blockquote", "figure"}
 _SKIPPED_TAGS = frozenset({"script", "style", "noscript", "button", "svg", "template"})
 #: The byline of 2022+ pages (author, date, reading time) is not body.
 _BYLINE_CLASSES = ("pw-published-date", "pw-author", "pw-reading-time", "pw-post-byline-header")
+#: Elements with ``graf`` in their ``class`` inside another such element (nested grafs).
+_BELOW_GRAFISH = etree.XPath(
+    "//@class[contains(., 'graf')]/../descendant::*[@class[contains(., 'graf')]]"
+)
 _STOP_TAGS = tuple(sorted(_BLOCK_TAGS | _SKIPPED_TAGS))
 #: Elements whose ``class`` may name a byline (every byline class has ``w-``).
 _MAYBE_BYLINES = etree.XPath(".//@class[contains(., 'w-') or contains(., 'W-')]/..")
@@ -60,7 +64,7 @@ def dom_blocks(
     if tree is None:
         return []
     if grafs is not None:
-        grafs = _outermost(grafs)
+        grafs = _outermost_grafs(tree, grafs)
     elif graf:
         grafs = tree.xpath(_GRAF_XPATH)
     if grafs:
@@ -69,10 +73,24 @@ def dom_blocks(
     return [b for e in elements if (b := _block(e, base_url, _MODERN_HEADINGS)) is not None]
 
 
-def _outermost(elements: list[lxml.html.HtmlElement]) -> list[lxml.html.HtmlElement]:
-    """``elements`` that have no ancestor among them (as ``not(ancestor::…)`` selects)."""
-    among = set(elements)
-    return [e for e in elements if not any(a in among for a in e.iterancestors())]
+def _outermost_grafs(
+    tree: lxml.html.HtmlElement, grafs: list[lxml.html.HtmlElement]
+) -> list[lxml.html.HtmlElement]:
+    """``grafs`` (the page's ``graf`` elements) that have no ancestor among them, as
+    ``not(ancestor::…)`` selects. Only the few below an element whose ``class`` merely
+    contains ``graf`` (libxml2 finds them) can have one; their ancestors are looked at."""
+    below = set(_elements(_BELOW_GRAFISH, tree)) if grafs else set()
+    if not below:
+        return grafs
+    among = set(grafs)
+    return [e for e in grafs if e not in below or not any(a in among for a in e.iterancestors())]
+
+
+def _elements(query: etree.XPath, node: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
+    """The elements an element-selecting XPath finds under ``node``."""
+    found = query(node)
+    items = found if isinstance(found, list) else []
+    return [item for item in items if isinstance(item, lxml.html.HtmlElement)]
 
 
 def fragment_blocks(root: lxml.html.HtmlElement, base_url: str) -> list[Block]:
@@ -146,9 +164,8 @@ def _blocks_under(article: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]
     document order, each taken unless it is inside one taken or skipped before it or in a
     byline. Python touches only those elements, not every element of the article."""
     covered: set[lxml.html.HtmlElement] = set()
-    found = _MAYBE_BYLINES(article)
-    for element in found if isinstance(found, list) else ():
-        if isinstance(element, lxml.html.HtmlElement) and _is_byline(element):
+    for element in _elements(_MAYBE_BYLINES, article):
+        if _is_byline(element):
             covered.update(element.iter(*_STOP_TAGS))
     blocks = []
     for element in article.iter(*_STOP_TAGS):
