@@ -103,8 +103,9 @@ def _media(paragraph: Node) -> str | None:
     return MEDIA_URL.format(id=media_id) if media_id else None
 
 
-def _block(paragraph: Node, kind: str, markup_kind: Callable[[Any], str | None]) -> Block:
-    text = paragraph.str("text") or ""
+def _block(
+    paragraph: Node, kind: str, text: str, markup_kind: Callable[[Any], str | None]
+) -> Block:
     markups: tuple[Markup, ...] = ()
     raw_markups = paragraph.nodes("markups")
     if raw_markups:  # most paragraphs have none
@@ -171,14 +172,13 @@ def apollo_body(body_model: Node | None) -> BodyModel:
     resolved once for both views."""
     if body_model is None:
         return BodyModel()
-    nodes = body_model.nodes("paragraphs")
-    # the text view first, as when each view read the state itself: the notes a
-    # wrong-typed state leaves on the page come in the same order
-    paragraphs = [(p.str("type") or "P", p.str("text") or "") for p in nodes]
+    paragraphs = []
     blocks = []
-    for paragraph in nodes:
-        kind = _apollo_kind(paragraph.scalar("type"))
-        blocks.append(_block(paragraph, kind if kind in BLOCK_KINDS else "P", _apollo_kind))
+    for paragraph in body_model.nodes("paragraphs"):  # each field read once for both views
+        kind = paragraph.str("type") or "P"
+        text = paragraph.str("text") or ""
+        paragraphs.append((kind, text))
+        blocks.append(_block(paragraph, kind if kind in BLOCK_KINDS else "P", text, _apollo_kind))
     return BodyModel(_with_sections(blocks, body_model), paragraphs)
 
 
@@ -187,15 +187,16 @@ def legacy_body(body_model: Node | None) -> BodyModel:
     are resolved once for both views."""
     if body_model is None:
         return BodyModel()
-    nodes = body_model.nodes("paragraphs")
-    paragraphs = [(_legacy_text_kind(p.int("type")), p.str("text") or "") for p in nodes]
+    paragraphs = []
     blocks = []
-    for paragraph in nodes:
+    for paragraph in body_model.nodes("paragraphs"):  # each field read once for both views
         number = paragraph.scalar("type")
+        text = paragraph.str("text") or ""
+        paragraphs.append((_legacy_text_kind(paragraph.int("type")), text))
         kind = "P"
         if isinstance(number, int) and not isinstance(number, bool):
             kind = LEGACY_PARAGRAPH_TYPES.get(number, "P")
-        blocks.append(_block(paragraph, kind, _legacy_markup_kind))
+        blocks.append(_block(paragraph, kind, text, _legacy_markup_kind))
     return BodyModel(_with_sections(blocks, body_model), paragraphs)
 
 
