@@ -163,9 +163,9 @@ def test_outermost_grafs_match_the_ancestor_xpath(real_pages: Path) -> None:
     for body in [*pages, NESTED_GRAFS_PAGE.encode()]:
         doc = Document(body, "https://medium.com/p/x")
         assert doc.tree is not None
-        assert _outermost_grafs(doc.tree, doc.with_class("graf")) == doc.xpath(_GRAF_XPATH)
+        assert _outermost_grafs(doc.with_class("graf")) == doc.xpath(_GRAF_XPATH)
     doc = Document(NESTED_GRAFS_PAGE, "https://medium.com/p/x")
-    texts = [e.text_content().strip() for e in _outermost_grafs(doc.tree, doc.with_class("graf"))]
+    texts = [e.text_content().strip() for e in _outermost_grafs(doc.with_class("graf"))]
     assert texts == ["one", "item", "under a non-graf", "deep", "second html"]
 
 

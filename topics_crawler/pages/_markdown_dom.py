@@ -39,10 +39,6 @@ _BLOCK_TAGS |= {"blockquote", "figure"}
 _SKIPPED_TAGS = frozenset({"script", "style", "noscript", "button", "svg", "template"})
 #: The byline of 2022+ pages (author, date, reading time) is not body.
 _BYLINE_CLASSES = ("pw-published-date", "pw-author", "pw-reading-time", "pw-post-byline-header")
-#: Elements with ``graf`` in their ``class`` inside another such element (nested grafs).
-_BELOW_GRAFISH = etree.XPath(
-    "//@class[contains(., 'graf')]/../descendant::*[@class[contains(., 'graf')]]"
-)
 _STOP_TAGS = tuple(sorted(_BLOCK_TAGS | _SKIPPED_TAGS))
 #: Elements whose ``class`` may name a byline (every byline class has ``w-``).
 _MAYBE_BYLINES = etree.XPath(".//@class[contains(., 'w-') or contains(., 'W-')]/..")
@@ -64,7 +60,7 @@ def dom_blocks(
     if tree is None:
         return []
     if grafs is not None:
-        grafs = _outermost_grafs(tree, grafs)
+        grafs = _outermost_grafs(grafs)
     elif graf:
         grafs = tree.xpath(_GRAF_XPATH)
     if grafs:
@@ -73,17 +69,21 @@ def dom_blocks(
     return [b for e in elements if (b := _block(e, base_url, _MODERN_HEADINGS)) is not None]
 
 
-def _outermost_grafs(
-    tree: lxml.html.HtmlElement, grafs: list[lxml.html.HtmlElement]
-) -> list[lxml.html.HtmlElement]:
-    """``grafs`` (the page's ``graf`` elements) that have no ancestor among them, as
-    ``not(ancestor::…)`` selects. Only the few below an element whose ``class`` merely
-    contains ``graf`` (libxml2 finds them) can have one; their ancestors are looked at."""
-    below = set(_elements(_BELOW_GRAFISH, tree)) if grafs else set()
-    if not below:
-        return grafs
+def _outermost_grafs(grafs: list[lxml.html.HtmlElement]) -> list[lxml.html.HtmlElement]:
+    """``grafs`` (the page's ``graf`` elements, document order) that have no ancestor
+    among them, as ``not(ancestor::…)`` selects: the grafs below each one taken are
+    marked as it is taken (most grafs hold a few inline elements), not every graf's
+    ancestors walked."""
     among = set(grafs)
-    return [e for e in grafs if e not in below or not any(a in among for a in e.iterancestors())]
+    inside: set[lxml.html.HtmlElement] = set()
+    outermost = []
+    for element in grafs:
+        if element in inside:
+            continue
+        outermost.append(element)
+        if len(element):
+            inside.update(e for e in element.iterdescendants() if e in among)
+    return outermost
 
 
 def _elements(query: etree.XPath, node: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
@@ -173,7 +173,8 @@ def _blocks_under(article: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]
             continue
         if element.tag in _BLOCK_TAGS:
             blocks.append(element)
-        covered.update(element.iter(*_STOP_TAGS))
+        if len(element):  # most blocks hold no block: nothing below them to cover
+            covered.update(element.iterdescendants(*_STOP_TAGS))
     return blocks
 
 
