@@ -119,6 +119,21 @@ def _spans(text: str, markups: Iterable[Markup]) -> list[Markup]:
     return [m for m in trimmed if m.kind not in _EMPHASIS_KINDS or _expressible(text, m, framed)]
 
 
+def _one_span(text: str, markup: Markup) -> list[Markup]:
+    """:func:`_spans` of a single markup (most paragraphs with markups have one)."""
+    length = len(text)
+    start = markup.start if markup.start > 0 else 0
+    end = markup.end if markup.end < length else length
+    if start >= end:
+        return []
+    if start != markup.start or end != markup.end:
+        markup = Markup(markup.kind, start, end, markup.href)
+    cut = _trimmed(text, markup)
+    if cut is None or (cut.kind in _EMPHASIS_KINDS and not _expressible(text, cut, [])):
+        return []
+    return [cut]
+
+
 def _merged(kind: str, found: list[Markup]) -> list[Markup]:
     """Markups of one kind in start order, those that overlap or touch as one (links:
     one that overlaps an earlier link is dropped; touching links stay two)."""
@@ -140,13 +155,17 @@ _Token = tuple[str, Any]
 
 def inline(text: str, markups: Sequence[Markup]) -> str:
     """``text`` with its markups as Markdown delimiters, always well nested."""
-    spans = _spans(text, markups) if markups else []
+    if not markups:
+        return escape(text)
+    spans = _spans(text, markups) if len(markups) > 1 else _one_span(text, markups[0])
     if not spans:
         return escape(text)
     spans.sort(key=_start_longest)
     if all(a.end <= b.start for a, b in pairwise(spans)):
         return _apart(text, spans)  # the common case: nothing overlaps
-    tokens = _cancel(_blanks_outside(_tokens(text, spans)))
+    tokens = _tokens(text, spans)
+    if _blanks_at_inner_edges(tokens):  # else neither pass below would change a step
+        tokens = _cancel(_blanks_outside(tokens))
     return _serialize(tokens)
 
 
@@ -169,27 +188,59 @@ def _apart(text: str, spans: list[Markup]) -> str:
 def _tokens(text: str, spans: list[Markup]) -> list[_Token]:
     """Open/close/text steps: the text cut at every markup edge; at each cut the markups
     still open stay open unless a link opening inside them would have to be split (then
-    they close and reopen inside the link) or they are code (always innermost)."""
-    cuts = sorted({0, len(text), *(m.start for m in spans), *(m.end for m in spans)})
+    they close and reopen inside the link) or they are code (always innermost). Every cut
+    is a markup's edge, so each text step is non-empty and comes after an open or close."""
+    edges = {0, len(text)}
+    for markup in spans:
+        edges.add(markup.start)
+        edges.add(markup.end)
+    cuts = sorted(edges)
     tokens: list[_Token] = []
     stack: list[Markup] = []
-    for start, end in pairwise(cuts):
+    for index in range(len(cuts) - 1):
+        start, end = cuts[index], cuts[index + 1]
         active = [m for m in spans if m.start <= start and end <= m.end]
         new = [m for m in active if m not in stack]
-        link_end = max((m.end for m in new if m.kind == "A"), default=0)
+        link_end = max([m.end for m in new if m.kind == "A"], default=0)
         keep = 0
-        while keep < len(stack):
-            markup = stack[keep]
+        for markup in stack:
             if markup not in active or markup.end < link_end or (new and markup.kind == "CODE"):
                 break
             keep += 1
-        wanted = stack[:keep] + sorted((m for m in active if m not in stack[:keep]), key=_order)
-        tokens.extend(("close", m) for m in reversed(stack[keep:]))
-        tokens.extend(("open", m) for m in wanted[keep:])
-        tokens.append(("text", (text[start:end], any(m.kind == "CODE" for m in wanted))))
-        stack = wanted
-    tokens.extend(("close", m) for m in reversed(stack))
+        kept = stack[:keep]
+        opened = [m for m in active if m not in kept]
+        if len(opened) > 1:
+            opened.sort(key=_order)
+        for markup in reversed(stack[keep:]):
+            tokens.append(("close", markup))
+        for markup in opened:
+            tokens.append(("open", markup))
+        stack = kept + opened
+        is_code = False
+        for markup in stack:
+            if markup.kind == "CODE":
+                is_code = True
+                break
+        tokens.append(("text", (text[start:end], is_code)))
+    for markup in reversed(stack):
+        tokens.append(("close", markup))
     return tokens
+
+
+def _blanks_at_inner_edges(tokens: list[_Token]) -> bool:
+    """True when a non-code text step starts with a blank right after an open or ends with
+    one right before a close: only then do :func:`_blanks_outside` and :func:`_cancel`
+    change anything (:func:`_tokens` gives no empty text, no open closed at once and no
+    two texts in a row)."""
+    for index, (kind, value) in enumerate(tokens):
+        if kind != "text" or value[1]:
+            continue
+        piece = value[0]
+        if piece[0].isspace() and index and tokens[index - 1][0] == "open":
+            return True
+        if piece[-1].isspace() and index + 1 < len(tokens) and tokens[index + 1][0] == "close":
+            return True
+    return False
 
 
 def _blanks_outside(tokens: list[_Token]) -> list[_Token]:
