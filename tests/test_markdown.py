@@ -15,6 +15,15 @@ import pytest
 
 from tests.markdown_readback import read_back
 from topics_crawler.pages._markdown_dom import dom_blocks
+from topics_crawler.pages._markdown_inline import (
+    _blanks_at_inner_edges,
+    _blanks_outside,
+    _cancel,
+    _one_span,
+    _serialize,
+    _spans,
+    _tokens,
+)
 from topics_crawler.pages.markdown import (
     IMAGE_URL,
     PREVIEW_NOTICE,
@@ -429,3 +438,31 @@ def test_dom_blocks_of_legacy_grafs() -> None:
     assert seen.images == [("https://cdn-images-1.medium.com/max/800/1*q.png", "")]
     assert seen.links == [("https://medium.com/p/abc", "Other story its deck")]
     assert "> Pulled **out**" in out
+
+
+def fields(markups: list[Markup]) -> list[tuple[str, int, int, str | None]]:
+    return [(m.kind, m.start, m.end, m.href) for m in markups]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_inline_shortcuts_change_nothing(seed: int) -> None:
+    """The inline renderer's shortcuts give what the general path gives: one markup read
+    without the merge, and nested markups without the blank-moving and cancelling passes
+    when :func:`_blanks_at_inner_edges` says they would change no step."""
+    rnd = random.Random(seed)
+    letters = "ab c!*_`\n é😀.,&"
+    for _ in range(5_000):
+        text = "".join(rnd.choice(letters) for _ in range(rnd.randint(1, 14)))
+        markups = []
+        for _ in range(rnd.randint(1, 4)):
+            kind = rnd.choice(["A", "STRONG", "EM", "CODE"])
+            start, end = rnd.randint(-2, len(text) + 1), rnd.randint(-2, len(text) + 2)
+            href = "https://x.test/a (b)" if kind == "A" else None
+            markups.append(Markup(kind, start, end, href))
+        assert fields(_one_span(text, markups[0])) == fields(_spans(text, markups[:1]))
+        spans = sorted(_spans(text, markups), key=lambda m: (m.start, -m.end))
+        if spans:
+            tokens = _tokens(text, spans)
+            full = _serialize(_cancel(_blanks_outside(tokens)))
+            if not _blanks_at_inner_edges(tokens):
+                assert _serialize(tokens) == full, (text, markups)
