@@ -29,7 +29,7 @@ from scrapy.utils.test import get_crawler
 from tests.services import RedisServer
 from tests.test_not_before import NOW, Timers
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
-from topics_crawler.not_before import NotBeforeGate, NotBeforePriorityQueue
+from topics_crawler.not_before import SLOT_HELD_MAX, NotBeforeGate, NotBeforePriorityQueue
 from topics_crawler.signals import host_paused
 
 
@@ -239,3 +239,34 @@ def retry_scenario(world: SimpleNamespace) -> None:
     assert back[0].meta[RETRY_NOT_BEFORE_META] == NOW + 9
     assert stats.get_value(world.enqueued) == 2  # the page, its retry: once each
     assert not scheduler.has_pending_requests()
+
+
+@pytest.mark.parametrize("name", PARAMS)
+def test_a_paused_hosts_backlog_passed_over_by_the_gate_comes_out_once_each(
+    name: str, tmp_path: Path
+) -> None:
+    run(backlog_scenario, name, tmp_path)
+
+
+def backlog_scenario(world: SimpleNamespace) -> None:
+    """More requests of a paused host than the gate holds for it: the rest go back to
+    the queue (passed over), not counted again, their ``dont_filter`` as it was."""
+    scheduler, stats = world.scheduler, world.stats
+    world.crawler.signals.send_catch_log(host_paused, slot="a.test", until=NOW + 3)
+    backlog = [f"http://a.test/{n}" for n in range(SLOT_HELD_MAX + 3)]
+    for url in [*backlog, "http://b.test/other"]:
+        assert scheduler.enqueue_request(Request(url))
+    assert [r.url for r in out(world)] == ["http://b.test/other"]
+    assert len(world.gate) == SLOT_HELD_MAX  # the rest wait in the queue
+    assert not scheduler.enqueue_request(Request(backlog[-1]))  # passed over, still seen
+    world.clock[0] = NOW + 3
+    world.gate.call_later.fire()
+    back = out(world)
+    assert sorted(r.url for r in back) == sorted(backlog)
+    assert not any(r.dont_filter for r in back)
+    assert not scheduler.has_pending_requests()
+    assert stats.get_value(world.enqueued) == len(backlog) + 1
+    assert stats.get_value(world.filtered) == 1
+    if world.name != "journal":
+        dequeued = "scheduler/dequeued" + ("/redis" if world.name == "redis" else "")
+        assert stats.get_value(dequeued) == len(backlog) + 1

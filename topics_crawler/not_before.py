@@ -157,7 +157,8 @@ class NotBeforeGate:
         """The next due request from ``pop`` (the queue's own), holding the others.
 
         First a request that waited for its busy slot and whose slot has room now; then
-        from the queue: not due → held until its time (a timer hands it back), due but
+        the held ones whose time came (released by the timer), then the queue's. Each: not
+        due → held until its time (a timer releases it), due but
         its slot busy → waits for the slot (looked at again on the engine's next ask,
         which comes after every download), else it goes out. A paused or busy slot has
         at most ``SLOT_HELD_MAX`` requests held here; more are passed over (up to
