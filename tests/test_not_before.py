@@ -8,7 +8,8 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
-from scrapy import Request, Spider
+from scrapy import Request, Spider, signals
+from scrapy.exceptions import IgnoreRequest
 from scrapy.squeues import PickleLifoDiskQueue
 from scrapy.utils.test import get_crawler
 
@@ -82,14 +83,29 @@ def test_a_request_not_due_waits_aside_and_the_next_due_one_goes_out() -> None:
     assert gate.call_later.pending[0][0] == 5  # woken when it is due
 
 
-def test_when_due_a_held_request_is_handed_back_to_the_engine_past_the_dupefilter() -> None:
+def test_when_due_a_held_request_is_handed_back_and_the_engine_woken_for_it() -> None:
+    """The wake is ``engine.crawl`` (the engine's only public one); the gate drops that
+    request in ``request_scheduled`` (it is stored already) and gives it out next."""
     gate, world = make_gate()
+    outcomes: list[Any] = []
+
+    def crawl(request: Request) -> None:  # what Scrapy's engine does first
+        results = world.crawler.signals.send_catch_log(
+            signals.request_scheduled, request=request, spider=None, dont_log=IgnoreRequest
+        )
+        outcomes.extend(type(getattr(result, "value", result)) for _, result in results)
+
+    world.crawler.engine.crawl = crawl
     retry = Request("http://a.test/1", meta={RETRY_NOT_BEFORE_META: NOW + 5})
     gate.take(*queue_of(retry))
     world.clock[0] = NOW + 5
     gate.call_later.fire()
-    assert world.crawled == [retry]
-    assert retry.dont_filter
+    assert outcomes == [IgnoreRequest]  # never reaches the scheduler a second time
+    crawl(retry)
+    assert outcomes[1:] == [type(None)]  # only while it is the wake
+    assert len(gate) == 1
+    assert gate.take(*queue_of(Request("http://b.test/1"))) is retry  # first in line
+    assert not retry.dont_filter
     assert len(gate) == 0
     assert gate.call_later.pending == []
 
@@ -107,6 +123,7 @@ def test_a_backoff_retry_waits_alone_a_paused_host_waits_as_a_whole() -> None:
     world.clock[0] = NOW + 3
     gate.call_later.fire()
     assert world.crawled == [paused]  # the backoff retry still has 2 s to go
+    assert gate.take(*queue_of()) is paused
     assert gate.call_later.pending[0][0] == 2
 
 

@@ -99,3 +99,9 @@ def test_a_paused_host_holds_no_concurrency_and_the_other_keeps_going(tmp_path: 
     # While paused, the limited host's requests wait in the scheduler, not in the
     # downloader: at most the slot's short queue, never the 4 global slots.
     assert most_active(gated, "127.0.0.1", start, end) <= 2
+    # Each request (the seed, the pages, each retry) scheduled once and given out once,
+    # the held ones too (handed back by the gate, not scheduled again).
+    stats = gated["stats"]
+    assert stats["scheduler/held"] > 0
+    scheduled = 1 + LIMITED_PAGES + HEALTHY_PAGES + stats["retry/count"]
+    assert stats["scheduler/enqueued"] == stats["scheduler/dequeued"] == scheduled

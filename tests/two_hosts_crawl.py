@@ -6,7 +6,8 @@ Requests the pages ``/a/<n>`` of the first host interleaved with ``/b/<n>`` of t
 second (one of the first per five), through the project's retry, rate and scheduler
 components only (no Medium spider, no robots.txt). Writes each response as ``[seconds
 since the start, host, status]`` and, every 20 ms, how many requests of each host were
-in the downloader's ``active`` set (what counts against ``CONCURRENT_REQUESTS``).
+in the downloader's ``active`` set (what counts against ``CONCURRENT_REQUESTS``), and
+the scheduler's and retry's counts at the end.
 ``plain``: Scrapy's own priority queue instead of the not-before gate.
 """
 
@@ -83,8 +84,11 @@ class TwoHostsSpider(Spider):
     def closed_spider(self) -> None:
         if self.sampler.running:
             self.sampler.stop()
+        stats = self.crawler.stats.get_stats() if self.crawler.stats is not None else {}
+        counts = {k: v for k, v in stats.items() if k.startswith(("scheduler/", "retry/count"))}
         with open(self.out, "w", encoding="utf-8") as file:
-            json.dump({"responses": self.responses, "samples": self.samples}, file)
+            result = {"responses": self.responses, "samples": self.samples, "stats": counts}
+            json.dump(result, file)
 
 
 def main(argv: list[str]) -> None:

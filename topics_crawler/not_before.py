@@ -17,10 +17,18 @@ where the scheduler hands requests to the engine instead:
   that already has ``SLOT_QUEUE_AHEAD`` (2) requests waiting waits in the gate for
   room (looked at again each time the engine asks, i.e. after every download), so
   a slot's queue never grows into the concurrency either;
-* when the first held request is due, a timer hands the due ones back to the engine
-  (``engine.crawl``: through the scheduler again, past the dupefilter, since they
-  were seen already), which also wakes the engine up at that very moment instead of
-  at its next 5 s heartbeat.
+* when the first held request is due, a timer moves the due ones to the front of the
+  gate (the next ``take`` gives them out, through the same pause and pace checks) and
+  wakes the engine up at that very moment instead of at its next 5 s heartbeat.
+
+The engine's one public wake is ``engine.crawl``, so the gate passes it one of the
+released requests and drops it again in the ``request_scheduled`` signal (an
+``IgnoreRequest`` there is Scrapy's documented way to keep a request from the
+scheduler). The request was stored, seen and counted when it was first scheduled, and
+it still is: it goes out of the gate once, with no second ``scheduler/enqueued``, no
+second journal row, its ``dont_filter`` as it was, and a duplicate of it is still
+filtered. The other ``request_scheduled`` receivers see it a second time (those of
+the project count the outputs of callbacks and ignore it).
 
 Only the host that was rate-limited waits, and only the retried request waits for its
 own backoff (a 5xx or a timeout says nothing about the host). Held requests count as
@@ -45,7 +53,8 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Self
 
-from scrapy import Request
+from scrapy import Request, signals
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.asyncio import CallLaterResult, call_later
 from scrapy.utils.misc import build_from_crawler, load_object
 
@@ -90,24 +99,35 @@ class NotBeforeGate:
         #: Due requests whose paced slot is busy, per slot key (oldest first).
         self._waiting: dict[str, deque[Request]] = {}
         self._waiting_count = 0
+        #: Held requests that became due, handed back: the first ones ``take`` looks at.
+        self._released: deque[Request] = deque()
+        #: The released request passed to ``engine.crawl`` to wake the engine up.
+        self._waking: Request | None = None
         self._order = itertools.count()
         self._timer: CallLaterResult | None = None
         self._timer_at = float("inf")
         self.call_later: Callable[[float, Callable[[], None]], CallLaterResult] = call_later
         self.closed = False
         crawler.signals.connect(self.host_paused, host_paused)
+        crawler.signals.connect(self.request_scheduled, signals.request_scheduled)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler, crawler.settings.getint("SCHEDULER_HELD_MAX", HELD_MAX))
 
     def __len__(self) -> int:
-        return len(self._held) + self._waiting_count
+        return len(self._held) + self._waiting_count + len(self._released)
 
     def host_paused(self, slot: str, until: float) -> None:
         """The rate controller paused a host (a download slot) until ``until``."""
         if until > self.pauses.get(slot, 0.0):
             self.pauses[slot] = until
+
+    def request_scheduled(self, request: Request) -> None:
+        """Drop the request that only wakes the engine up (see the module docstring): it
+        is stored already, and goes out of this gate."""
+        if self._waking is not None and request is self._waking:
+            raise IgnoreRequest("handed back by the not-before gate")
 
     def due_at(self, request: Request) -> float:
         """Epoch seconds before which ``request`` must not go out (0: any time): its own
@@ -137,7 +157,8 @@ class NotBeforeGate:
         """The next due request from ``pop`` (the queue's own), holding the others.
 
         First a request that waited for its busy slot and whose slot has room now; then
-        from the queue: not due → held until its time (a timer hands it back), due but
+        the held ones whose time came (released by the timer), then the queue's. Each: not
+        due → held until its time (a timer releases it), due but
         its slot busy → waits for the slot (looked at again on the engine's next ask,
         which comes after every download), else it goes out. A paused or busy slot has
         at most ``SLOT_HELD_MAX`` requests held here; more are passed over (up to
@@ -149,8 +170,13 @@ class NotBeforeGate:
             return request
         passed_over: list[Request] = []
         try:
-            while len(self) < self.max_held and len(passed_over) < LOOKAHEAD:
-                request = pop()
+            while len(passed_over) < LOOKAHEAD:
+                if self._released:  # held, now due: first, through the same checks
+                    request = self._released.popleft()
+                elif len(self) < self.max_held:
+                    request = pop()
+                else:
+                    return None
                 if request is None:
                     return None
                 key = self._slot_key(request)
@@ -178,8 +204,10 @@ class NotBeforeGate:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        held = [request for _, _, _, request in sorted(self._held)]
+        held = list(self._released)
+        held += [request for _, _, _, request in sorted(self._held)]
         held += [request for queue in self._waiting.values() for request in queue]
+        self._released.clear()
         self._held.clear()
         self._held_by_slot.clear()
         self._waiting.clear()
@@ -222,20 +250,24 @@ class NotBeforeGate:
         self._timer = self.call_later(max(0.0, due - now), self._release)
 
     def _release(self) -> None:
-        """Hand the due requests back to the engine (which wakes up for them)."""
+        """Move the due requests to the front of the gate and wake the engine up for them."""
         self._timer, self._timer_at = None, float("inf")
         engine: Any = self._engine()
+        if engine is None or engine.spider is None:
+            return  # not crawling (closing): kept, close() hands them to the queue
         now = self.clock()
         while self._held and self._held[0][0] <= now:
-            if engine is None or engine.spider is None:
-                break  # not crawling (closing): kept, close() hands them to the queue
             _, _, key, request = heapq.heappop(self._held)
             self._held_by_slot[key] -= 1
-            # Seen by the dupefilter when first scheduled: let it through this time.
-            request.dont_filter = True
-            engine.crawl(request)
+            self._released.append(request)
         if self._held:
             self._wake_at(self._held[0][0], now)
+        if self._released:
+            self._waking = self._released[0]
+            try:
+                engine.crawl(self._waking)  # dropped in request_scheduled: a wake only
+            finally:
+                self._waking = None
 
     def _engine(self) -> Any:
         """The crawler's engine; None before the crawl starts (a scheduler used alone)."""

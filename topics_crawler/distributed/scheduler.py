@@ -164,18 +164,22 @@ class RedisScheduler(Scheduler):
         return True
 
     def next_request(self) -> Request | None:
-        return self.gate.take(self._pop, self._push_back)
+        request = self.gate.take(self._pop, self._push_back)
+        if request is not None:
+            self._count("scheduler/dequeued/redis")
+        return request
 
     def _push_back(self, request: Request) -> None:
         """A request the gate cannot hold now goes back to the shared queue (the push
-        ends its lease), for this or another worker to take."""
-        request.dont_filter = True
-        self.enqueue_request(request)
+        ends its lease), for this or another worker to take: past the seen-set (it is in
+        it), not counted as enqueued again, its ``dont_filter`` as it was."""
+        if isinstance(self.queue, LeasedPriorityQueue):
+            self._call(self.queue.push, request, "", default=None)
+        else:
+            self._call(self.queue.push, request, default=None)
 
     def _pop(self) -> Request | None:
         request: Request | None = self._call(self.queue.pop, default=None)
-        if request is not None:
-            self._count("scheduler/dequeued/redis")
         return request
 
     def has_pending_requests(self) -> bool:
