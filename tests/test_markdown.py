@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 from typing import Any
+from urllib.parse import urljoin
 
 import lxml.html
 import pytest
 
 from tests.markdown_readback import read_back
-from topics_crawler.pages._markdown_dom import dom_blocks
+from topics_crawler.pages._markdown_dom import _absolute, dom_blocks
 from topics_crawler.pages._markdown_inline import (
     _blanks_at_inner_edges,
     _blanks_outside,
@@ -466,3 +467,20 @@ def test_inline_shortcuts_change_nothing(seed: int) -> None:
             full = _serialize(_cancel(_blanks_outside(tokens)))
             if not _blanks_at_inner_edges(tokens):
                 assert _serialize(tokens) == full, (text, markups)
+
+
+def test_absolute_links_are_what_urljoin_gives() -> None:
+    """The DOM reader's shortcut for absolute ``https://`` links gives what ``urljoin``
+    gives, edge cases included (no host, empty query or fragment, brackets, breaks)."""
+    rnd = random.Random(7)
+    chars = "ab/.:?#;[]@%\t\n\r &=-_~Ü\x00"
+    bases = ["https://medium.com/p/x", "https://blog.example.com/a/b", "http://medium.com/x"]
+    for _ in range(20_000):
+        href = "https://" + "".join(rnd.choice(chars) for _ in range(rnd.randint(0, 12)))
+        href = f" {href} " if rnd.random() < 0.3 else href
+        base = rnd.choice(bases)
+        try:
+            expected: str | None = urljoin(base, href.strip())
+        except ValueError:
+            expected = None
+        assert _absolute(href, base) == expected, (href, base)

@@ -31,7 +31,6 @@ _GRAF_XPATH = (
 )
 _PARAGRAPH_NAME = re.compile(r"[0-9a-f]{4}")
 _BLANKS = re.compile(r"[ \t\r\n\f]+")
-_BLANK_RUN = re.compile(r"[\t\r\n\f]| {2}")
 _INLINE = {"strong": "STRONG", "b": "STRONG", "em": "EM", "i": "EM", "code": "CODE"}
 _BLOCK_TAGS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "li"})
 _BLOCK_TAGS |= {"blockquote", "figure"}
@@ -249,8 +248,9 @@ def _image_sources(
 ) -> Iterator[str | None]:
     """A figure's image sources, best first, each looked up only when those before it
     gave nothing."""
+    in_noscript = any(_tag(a) == "noscript" for a in figure.iterancestors())
     for image in images:
-        if any(_tag(a) == "noscript" for a in image.iterancestors()):
+        if in_noscript or _noscript_between(image, figure):
             yield image.get("src")
     for image in images:
         yield image.get("data-src")
@@ -261,6 +261,16 @@ def _image_sources(
     for image in images:
         if not _is_placeholder(image):
             yield image.get("src")
+
+
+def _noscript_between(image: lxml.html.HtmlElement, figure: lxml.html.HtmlElement) -> bool:
+    """True when a ``<noscript>`` holds ``image`` inside ``figure`` (or is the figure)."""
+    for ancestor in image.iterancestors():
+        if _tag(ancestor) == "noscript":
+            return True
+        if ancestor is figure:
+            return False
+    return False
 
 
 def _is_placeholder(image: lxml.html.HtmlElement) -> bool:
@@ -283,11 +293,26 @@ def _mixtape(element: lxml.html.HtmlElement, base_url: str) -> Block | None:
     return Block("MIXTAPE_EMBED", text, tuple(markups), src=href)
 
 
+#: Characters that make :func:`urljoin` rewrite an absolute URL (it drops an empty query,
+#: fragment or parameters and the tabs and line breaks it refuses; brackets are IPv6).
+_REWRITTEN_BY_URLJOIN = frozenset("?#;[]\t\r\n")
+
+
 def _absolute(href: str | None, base_url: str) -> str | None:
+    """``href`` made absolute against ``base_url`` (:func:`urljoin`); None for none, a
+    script or data URL, or one ``urljoin`` refuses."""
     if not href or href.startswith(("javascript:", "data:")):
         return None
+    href = href.strip()
+    if (
+        href.startswith("https://")
+        and href[8:9] not in ("", "/")  # a host follows
+        and base_url.startswith("https:")
+        and _REWRITTEN_BY_URLJOIN.isdisjoint(href)
+    ):
+        return href  # what urljoin gives such a URL, without splitting and joining it
     try:
-        return urljoin(base_url, href.strip())
+        return urljoin(base_url, href)
     except ValueError:
         return None
 
@@ -308,8 +333,15 @@ def inline_text(element: lxml.html.HtmlElement, base_url: str) -> tuple[str, lis
     """Text of ``element`` (blank runs folded, ``<br>`` kept) and its markups."""
     parts: list[str] = []
     markups: list[Markup] = []
-    _collect(element, base_url, parts, markups, [0])
+    _collect(element, base_url, parts, markups, 0)
     return "".join(parts), markups
+
+
+def _folded(text: str) -> str:
+    """``text`` with each run of blanks as one space (most texts have none)."""
+    if "  " in text or "\n" in text or "\t" in text or "\r" in text or "\f" in text:
+        return _BLANKS.sub(" ", text)
+    return text
 
 
 def _collect(
@@ -317,31 +349,34 @@ def _collect(
     base_url: str,
     parts: list[str],
     markups: list[Markup],
-    length: list[int],
-) -> None:
+    length: int,
+) -> int:
+    """Append the text under ``element`` to ``parts`` and its markups (offsets from
+    ``length``, the text before it); return the length after it."""
     text = element.text
     if text:
-        folded = _BLANKS.sub(" ", text) if _BLANK_RUN.search(text) else text
-        parts.append(folded)
-        length[0] += len(folded)
+        text = _folded(text)
+        parts.append(text)
+        length += len(text)
     for child in element:
         tag = _tag(child)
         if tag == "br":
             parts.append("\n")
-            length[0] += 1
+            length += 1
         elif tag and tag not in _SKIPPED_TAGS and tag != "figcaption":
-            start = length[0]
-            _collect(child, base_url, parts, markups, length)
+            start = length
+            length = _collect(child, base_url, parts, markups, length)
             if tag == "a":
                 href = _absolute(child.get("href"), base_url)
                 if href:
-                    markups.append(Markup("A", start, length[0], href))
+                    markups.append(Markup("A", start, length, href))
             else:
                 kind = _INLINE.get(tag)
                 if kind:
-                    markups.append(Markup(kind, start, length[0]))
+                    markups.append(Markup(kind, start, length))
         tail = child.tail
         if tail:
-            folded = _BLANKS.sub(" ", tail) if _BLANK_RUN.search(tail) else tail
-            parts.append(folded)
-            length[0] += len(folded)
+            tail = _folded(tail)
+            parts.append(tail)
+            length += len(tail)
+    return length
