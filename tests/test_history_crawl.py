@@ -186,19 +186,25 @@ QUEUE_PAGE = 20
 QUEUE_ARCHIVE = 320
 
 
-def listing_lead(site: SiteServer, content: SiteContent) -> int:
-    """The most stories the listing had listed but not yet fetched, at each listing POST
-    the site received (in the order it received them)."""
+def listing_leads(site: SiteServer, content: SiteContent) -> list[int]:
+    """At each listing POST the site received (in the order it received them): how many
+    stories the listing had listed that were not fetched yet."""
     archive = archive_stories(content, TAG, ALL_TIME, "NEWEST")
     paths = {urlsplit(content.story_url(story)).path for story in archive}
-    listed = fetched = lead = 0
+    listed = fetched = 0
+    leads = []
     for method, path, _status in site.requests:
         if method == "POST" and path == "/_/graphql":
-            lead = max(lead, listed - fetched)
+            leads.append(listed - fetched)
             listed = min(listed + QUEUE_PAGE, len(archive))
         elif method == "GET" and path in paths:
             fetched += 1
-    return lead
+    return leads
+
+
+#: The most a listing may lead its stories by: the bound, read before the page's own
+#: stories are scheduled, plus that page, plus requests being downloaded meanwhile.
+MAX_LEAD = (QUEUE_AHEAD_PAGES + 1) * QUEUE_PAGE + CONCURRENT_REQUESTS
 
 
 @pytest.mark.parametrize("scheduler", ["scrapy", "journal", "redis"])
@@ -221,14 +227,37 @@ def test_the_listing_waits_behind_its_stories_on_every_scheduler(
             if scheduler == "journal":
                 settings["JOBDIR"] = str(tmp_path / "job")
             run = crawl(site, tmp_path / "crawl", *args, settings=settings)
-        lead = listing_lead(site, content)
+        leads = listing_leads(site, content)
     stats = run.stats
     assert stats["history/stories"] == len(archive_stories(content, TAG, ALL_TIME, "NEWEST"))
     assert stats["history/waited_for_queue"] > 0
     assert "history/queue_unknown" not in stats
-    # Asked before the page's own stories are scheduled, with some being downloaded.
-    assert lead <= (QUEUE_AHEAD_PAGES + 1) * QUEUE_PAGE + CONCURRENT_REQUESTS
+    assert max(leads) <= MAX_LEAD
     # Scrapy's standard counts, exact: every request once in, once out (and, here, each
     # twice: under its medium.com URL, then under the local site's, see middlewares/mirror)
     made = stats["downloader/request_count"] - stats["robotstxt/request_count"]
     assert stats["scheduler/enqueued"] == stats["scheduler/dequeued"] == 2 * made
+
+
+def test_a_resumed_jobdir_crawl_counts_the_requests_the_first_run_left(tmp_path: Path) -> None:
+    """The resumed run takes out requests the first one put in: Scrapy's enqueued −
+    dequeued runs below what waits by that much (and lets the listing run ahead); what the
+    scheduler says does not."""
+    content = default_site().with_archive(TAG, QUEUE_ARCHIVE, seed=2)
+    settings: dict[str, Any] = {"HISTORY_PAGE_SIZE": QUEUE_PAGE, "JOBDIR": str(tmp_path / "job")}
+    args = (f"tags={TAG}", "history=newest", "follow=stories")
+    with SiteServer(content) as site:
+        stopped = {**settings, "CLOSESPIDER_PAGECOUNT": 40}  # a clean stop, requests left
+        first = run_crawl(site.base_url, tmp_path, *args, settings=stopped, append=True)
+        assert first.returncode == 0, first.log[-3000:]
+        assert first.stats["finish_reason"] == "closespider_pagecount"
+        resumed = run_crawl(site.base_url, tmp_path, *args, settings=settings, append=True)
+        assert resumed.returncode == 0, resumed.log[-3000:]
+        leads = listing_leads(site, content)  # both runs: the site's log spans them
+    assert "Resuming the crawl" in resumed.log
+    stats = resumed.stats
+    assert stats["scheduler/dequeued"] > stats["scheduler/enqueued"]  # the first run's too
+    expected = archive_stories(content, TAG, ALL_TIME, "NEWEST")
+    assert {s.id for s in expected} <= set(story_ids(resumed))  # appended: both runs' items
+    assert stats["history/waited_for_queue"] > 0
+    assert max(leads) <= MAX_LEAD
