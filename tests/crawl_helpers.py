@@ -39,16 +39,19 @@ def run_crawl(
     settings: dict[str, Any] | None = None,
     spider: str = "topics",
     timeout: float = 300,
+    append: bool = False,
 ) -> CrawlRun:
     """``scrapy crawl <spider>`` with ``MEDIUM_BASE_URL=base_url``; items to ``out_dir``.
 
-    ``spider_args`` are ``name=value`` strings passed as ``-a``.
+    ``spider_args`` are ``name=value`` strings passed as ``-a``. ``append``: ``-o`` (add to
+    the items file, as a resumed ``JOBDIR`` crawl must) instead of ``-O``.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     items_path = out_dir / "items.jsonl"
     stats_path = out_dir / "stats.json"
     log_path = out_dir / "crawl.log"
-    command = [sys.executable, "-m", "scrapy", "crawl", spider, "-O", str(items_path)]
+    feed = "-o" if append else "-O"
+    command = [sys.executable, "-m", "scrapy", "crawl", spider, feed, str(items_path)]
     for argument in spider_args:
         command += ["-a", argument]
     all_settings = {

@@ -25,6 +25,8 @@ from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (
     HISTORY_FALLBACK,
     HISTORY_TAG_META,
+    LISTING_PRIORITY,
+    QUEUE_AHEAD_PAGES,
     HistoryCallbacks,
     HistoryPager,
     history_ranges,
@@ -123,6 +125,7 @@ def make_pager(**overrides: Any) -> tuple[HistoryPager, MemoryStatsCollector]:
             recorder.listing, recorder.listing_error, recorder.tag_page, recorder.tag_error
         ),
         "stats": stats,
+        "waiting": lambda: 0,
         "logger": logging.getLogger("test_history"),
         **overrides,
     }
@@ -297,3 +300,30 @@ def test_the_state_a_listing_request_carries_stays_bounded(
     assert stats.get_value("history/done") == 1  # no loop reported: the check still passes
     assert len(carried) >= 10
     assert max(carried) == 30  # bounded, while 258 cursors were read
+
+
+@pytest.mark.parametrize(
+    ("waiting", "priority", "waited", "unknown"),
+    [
+        (0, LISTING_PRIORITY, None, None),
+        (QUEUE_AHEAD_PAGES * 20, LISTING_PRIORITY, None, None),  # the bound itself: ahead
+        (QUEUE_AHEAD_PAGES * 20 + 1, -LISTING_PRIORITY, 1, None),  # past it: behind
+        (None, LISTING_PRIORITY, None, 1),  # the scheduler cannot say: counted
+    ],
+)
+def test_the_next_listing_waits_behind_the_stories_past_the_bound(
+    archive: SiteContent,
+    waiting: int | None,
+    priority: int,
+    waited: int | None,
+    unknown: int | None,
+) -> None:
+    """What the scheduler says waits decides: the pager reads no scheduler's stats."""
+    pager, stats = make_pager(page_size=20, waiting=lambda: waiting)
+    stats.set_value("scheduler/enqueued", 10_000)  # a stat difference would say 10,000
+    request = pager.start(TAG, TAG_URL)
+    assert request.priority == priority
+    assert stats.get_value("history/waited_for_queue") == waited
+    assert stats.get_value("history/queue_unknown") == unknown
+    _, follow_up = pager.read(answer(archive, request))
+    assert [r.priority for r in follow_up] == [priority]  # asked again for each request

@@ -9,16 +9,19 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.services import RedisServer
 from tests.site.content import default_site
 from tests.site.graphql import archive_stories
 from tests.site.model import SiteContent
 from tests.site.server import SiteServer
 from topics_crawler.graphql import TimeRange
-from topics_crawler.spiders._history import history_ranges
+from topics_crawler.settings import CONCURRENT_REQUESTS
+from topics_crawler.spiders._history import QUEUE_AHEAD_PAGES, history_ranges
 
 pytestmark = pytest.mark.integration
 
@@ -176,3 +179,85 @@ def test_bad_history_argument_exits_2(site: SiteServer, tmp_path: Path) -> None:
     assert "history: unknown value 'sideways'" in run.log
     assert site.requests == []  # refused before the crawl started
     assert run.items == []
+
+
+#: Small pages, so the walk's bound (QUEUE_AHEAD_PAGES pages) is passed within the archive.
+QUEUE_PAGE = 20
+QUEUE_ARCHIVE = 320
+
+
+def listing_leads(site: SiteServer, content: SiteContent) -> list[int]:
+    """At each listing POST the site received (in the order it received them): how many
+    stories the listing had listed that were not fetched yet."""
+    archive = archive_stories(content, TAG, ALL_TIME, "NEWEST")
+    paths = {urlsplit(content.story_url(story)).path for story in archive}
+    listed = fetched = 0
+    leads = []
+    for method, path, _status in site.requests:
+        if method == "POST" and path == "/_/graphql":
+            leads.append(listed - fetched)
+            listed = min(listed + QUEUE_PAGE, len(archive))
+        elif method == "GET" and path in paths:
+            fetched += 1
+    return leads
+
+
+#: The most a listing may lead its stories by: the bound, read before the page's own
+#: stories are scheduled, plus that page, plus requests being downloaded meanwhile.
+MAX_LEAD = (QUEUE_AHEAD_PAGES + 1) * QUEUE_PAGE + CONCURRENT_REQUESTS
+
+
+@pytest.mark.parametrize("scheduler", ["scrapy", "journal", "redis"])
+def test_the_listing_waits_behind_its_stories_on_every_scheduler(
+    tmp_path: Path, scheduler: str
+) -> None:
+    """Each listing page adds QUEUE_PAGE stories while fewer are fetched meanwhile: past
+    QUEUE_AHEAD_PAGES pages of them waiting, the next listing request waits behind them.
+    The walk asks the scheduler what waits, so this holds on the JOBDIR journal scheduler
+    and on Redis as on Scrapy's own (it read Scrapy's stats, which the others lacked)."""
+    content = default_site().with_archive(TAG, QUEUE_ARCHIVE, seed=2)
+    settings: dict[str, Any] = {"HISTORY_PAGE_SIZE": QUEUE_PAGE}
+    args = ("history=newest", "follow=stories")
+    with SiteServer(content) as site:
+        if scheduler == "redis":
+            with RedisServer(tmp_path / "redis") as redis:
+                settings |= {"REDIS_URL": redis.url, "DISTRIBUTED_IDLE_CLOSE": 1}
+                run = crawl(site, tmp_path / "crawl", *args, settings=settings)
+        else:
+            if scheduler == "journal":
+                settings["JOBDIR"] = str(tmp_path / "job")
+            run = crawl(site, tmp_path / "crawl", *args, settings=settings)
+        leads = listing_leads(site, content)
+    stats = run.stats
+    assert stats["history/stories"] == len(archive_stories(content, TAG, ALL_TIME, "NEWEST"))
+    assert stats["history/waited_for_queue"] > 0
+    assert "history/queue_unknown" not in stats
+    assert max(leads) <= MAX_LEAD
+    # Scrapy's standard counts, exact: every request once in, once out (and, here, each
+    # twice: under its medium.com URL, then under the local site's, see middlewares/mirror)
+    made = stats["downloader/request_count"] - stats["robotstxt/request_count"]
+    assert stats["scheduler/enqueued"] == stats["scheduler/dequeued"] == 2 * made
+
+
+def test_a_resumed_jobdir_crawl_counts_the_requests_the_first_run_left(tmp_path: Path) -> None:
+    """The resumed run takes out requests the first one put in: Scrapy's enqueued −
+    dequeued runs below what waits by that much (and lets the listing run ahead); what the
+    scheduler says does not."""
+    content = default_site().with_archive(TAG, QUEUE_ARCHIVE, seed=2)
+    settings: dict[str, Any] = {"HISTORY_PAGE_SIZE": QUEUE_PAGE, "JOBDIR": str(tmp_path / "job")}
+    args = (f"tags={TAG}", "history=newest", "follow=stories")
+    with SiteServer(content) as site:
+        stopped = {**settings, "CLOSESPIDER_PAGECOUNT": 40}  # a clean stop, requests left
+        first = run_crawl(site.base_url, tmp_path, *args, settings=stopped, append=True)
+        assert first.returncode == 0, first.log[-3000:]
+        assert first.stats["finish_reason"] == "closespider_pagecount"
+        resumed = run_crawl(site.base_url, tmp_path, *args, settings=settings, append=True)
+        assert resumed.returncode == 0, resumed.log[-3000:]
+        leads = listing_leads(site, content)  # both runs: the site's log spans them
+    assert "Resuming the crawl" in resumed.log
+    stats = resumed.stats
+    assert stats["scheduler/dequeued"] > stats["scheduler/enqueued"]  # the first run's too
+    expected = archive_stories(content, TAG, ALL_TIME, "NEWEST")
+    assert {s.id for s in expected} <= set(story_ids(resumed))  # appended: both runs' items
+    assert stats["history/waited_for_queue"] > 0
+    assert max(leads) <= MAX_LEAD

@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 
+from tests.services import RedisServer
+from tests.two_hosts_crawl import HEALTHY_PAGES, LIMITED_PAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The limited host answers 429 + ``Retry-After: 3`` for its first PAUSE seconds.
 PAUSE = 3.0
@@ -54,9 +57,11 @@ def host(address: str, limited_for: float, latency: float) -> Iterator[str]:
 
 
 def crawl(tmp_path: Path, *mode: str) -> dict[str, Any]:
-    out = tmp_path / f"run-{'-'.join(mode) or 'gate'}.json"
+    """The two-hosts crawl (``mode``: see :mod:`tests.two_hosts_crawl`), its results."""
+    out = tmp_path / f"run-{mode[0] if mode else 'gate'}.json"
     with host("127.0.0.1", PAUSE, 0.0) as limited, host("127.0.0.2", 0.0, 0.03) as healthy:
         command = [sys.executable, "-m", "tests.two_hosts_crawl", limited, healthy, str(out)]
+        command += mode
         run = subprocess.run(
             command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
         )
@@ -86,8 +91,6 @@ def most_active(result: dict[str, Any], address: str, start: float, end: float) 
 
 @pytest.mark.integration
 def test_a_paused_host_holds_no_concurrency_and_the_other_keeps_going(tmp_path: Path) -> None:
-    from tests.two_hosts_crawl import HEALTHY_PAGES, LIMITED_PAGES
-
     gated = crawl(tmp_path)
     start, end = pause_window(gated)
     assert end - start >= PAUSE - 1.0  # the limited host was really paused that long
@@ -99,9 +102,32 @@ def test_a_paused_host_holds_no_concurrency_and_the_other_keeps_going(tmp_path: 
     # While paused, the limited host's requests wait in the scheduler, not in the
     # downloader: at most the slot's short queue, never the 4 global slots.
     assert most_active(gated, "127.0.0.1", start, end) <= 2
-    # Each request (the seed, the pages, each retry) scheduled once and given out once,
-    # the held ones too (handed back by the gate, not scheduled again).
-    stats = gated["stats"]
+    assert_each_request_counted_once(gated["stats"])
+
+
+def assert_each_request_counted_once(stats: dict[str, Any]) -> None:
+    """Scrapy's ``scheduler/enqueued`` and ``scheduler/dequeued``: the seed, the pages and
+    each retry once, the ones the gate held too (handed back, not scheduled again)."""
     assert stats["scheduler/held"] > 0
+    assert stats["retry/count"] > 0
     scheduled = 1 + LIMITED_PAGES + HEALTHY_PAGES + stats["retry/count"]
     assert stats["scheduler/enqueued"] == stats["scheduler/dequeued"] == scheduled
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("scheduler", ["journal", "redis"])
+def test_the_journal_and_redis_schedulers_count_each_request_once_as_scrapys_does(
+    tmp_path: Path, scheduler: str
+) -> None:
+    if scheduler == "journal":
+        result = crawl(tmp_path, "journal")
+    else:
+        with RedisServer(tmp_path / "redis") as redis:
+            result = crawl(tmp_path, "redis", redis.url)
+    statuses = [(host, status) for _, host, status in result["responses"]]
+    assert statuses.count(("127.0.0.1", 200)) == LIMITED_PAGES
+    assert statuses.count(("127.0.0.2", 200)) == HEALTHY_PAGES + 1
+    assert_each_request_counted_once(result["stats"])
+    assert (
+        result["stats"][f"scheduler/dequeued/{scheduler}"] == result["stats"]["scheduler/dequeued"]
+    )

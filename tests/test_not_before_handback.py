@@ -89,20 +89,21 @@ def redis_scheduler(crawler: Crawler, tmp_path: Path) -> tuple[BaseScheduler, No
 
 
 Build = Callable[[Crawler, Path], tuple[BaseScheduler, NotBeforeGate]]
-#: Per scheduler: how to build it, the settings it needs, its "enqueued" and
-#: "filtered" stats.
+#: Per scheduler: how to build it, the settings it needs, the queue its requests go to
+#: (the twin of Scrapy's ``scheduler/enqueued``, like Scrapy's own ``/memory``) and its
+#: "filtered" stat.
 SCHEDULERS: dict[str, tuple[Build, dict[str, Any], str, str]] = {
-    "scrapy": (scrapy_scheduler, {}, "scheduler/enqueued", "dupefilter/filtered"),
+    "scrapy": (scrapy_scheduler, {}, "memory", "dupefilter/filtered"),
     "journal": (
         journal_scheduler,
         {"JOBDIR": "{tmp}/job"},
-        "scheduler/enqueued/journal",
+        "journal",
         "scheduler/filtered/journal",
     ),
     "redis": (
         redis_scheduler,
         {"REDIS_URL": "{redis}", "REDIS_KEY_PREFIX": "handback"},
-        "scheduler/enqueued/redis",
+        "redis",
         "scheduler/filtered/redis",
     ),
 }
@@ -116,7 +117,7 @@ PARAMS = [
 @contextmanager
 def scheduler_world(name: str, tmp_path: Path, redis_url: str) -> Iterator[SimpleNamespace]:
     """A scheduler of kind ``name`` on the project's settings, its gate on a fake clock."""
-    build, settings, enqueued, filtered = SCHEDULERS[name]
+    build, settings, queue, filtered = SCHEDULERS[name]
     values = {key: value.format(tmp=tmp_path, redis=redis_url) for key, value in settings.items()}
     project = get_project_settings()
     crawler = get_crawler(
@@ -147,7 +148,7 @@ def scheduler_world(name: str, tmp_path: Path, redis_url: str) -> Iterator[Simpl
             gate=gate,
             clock=clock,
             stats=crawler.stats,
-            enqueued=enqueued,
+            queue=queue,
             filtered=filtered,
         )
     finally:
@@ -170,6 +171,17 @@ def run(scenario: Scenario, name: str, tmp_path: Path) -> None:
         return
     with RedisServer(tmp_path / "redis") as server:
         asyncio.run(main(server.url))
+
+
+def assert_counted(world: SimpleNamespace, requests: int) -> None:
+    """Scrapy's ``scheduler/enqueued`` and ``scheduler/dequeued`` (and their twins of the
+    scheduler's queue) count each of ``requests`` once, as Scrapy's scheduler does."""
+    stats = world.stats
+    for stat in ("scheduler/enqueued", "scheduler/dequeued"):
+        assert (stats.get_value(stat), stats.get_value(f"{stat}/{world.queue}")) == (
+            requests,
+            requests,
+        ), stat
 
 
 def out(world: SimpleNamespace) -> list[Request]:
@@ -206,11 +218,8 @@ def paused_host_scenario(world: SimpleNamespace) -> None:
         ("http://a.test/paused", False, 5)
     ]
     assert not scheduler.has_pending_requests()
-    assert stats.get_value(world.enqueued) == 2  # each request counted once
+    assert_counted(world, 2)  # each request once
     assert stats.get_value(world.filtered) == 1
-    if world.name != "journal":  # the journal scheduler counts no dequeues
-        dequeued = "scheduler/dequeued" + ("/redis" if world.name == "redis" else "")
-        assert stats.get_value(dequeued) == 2
     # Fetched and seen: scheduling it again is filtered, as for any seen request.
     assert not scheduler.enqueue_request(Request("http://a.test/paused"))
     assert stats.get_value(world.filtered) == 2
@@ -224,7 +233,7 @@ def test_a_retry_held_for_its_own_time_comes_back_once_with_its_flags(
 
 
 def retry_scenario(world: SimpleNamespace) -> None:
-    scheduler, stats = world.scheduler, world.stats
+    scheduler = world.scheduler
     first = Request("http://a.test/page")
     assert scheduler.enqueue_request(first)
     assert [r.url for r in out(world)] == ["http://a.test/page"]
@@ -237,7 +246,7 @@ def retry_scenario(world: SimpleNamespace) -> None:
     back = out(world)
     assert [(r.url, r.dont_filter) for r in back] == [("http://a.test/page", True)]
     assert back[0].meta[RETRY_NOT_BEFORE_META] == NOW + 9
-    assert stats.get_value(world.enqueued) == 2  # the page, its retry: once each
+    assert_counted(world, 2)  # the page, its retry: once each
     assert not scheduler.has_pending_requests()
 
 
@@ -265,8 +274,5 @@ def backlog_scenario(world: SimpleNamespace) -> None:
     assert sorted(r.url for r in back) == sorted(backlog)
     assert not any(r.dont_filter for r in back)
     assert not scheduler.has_pending_requests()
-    assert stats.get_value(world.enqueued) == len(backlog) + 1
+    assert_counted(world, len(backlog) + 1)
     assert stats.get_value(world.filtered) == 1
-    if world.name != "journal":
-        dequeued = "scheduler/dequeued" + ("/redis" if world.name == "redis" else "")
-        assert stats.get_value(dequeued) == len(backlog) + 1

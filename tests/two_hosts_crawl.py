@@ -1,6 +1,6 @@
 """A crawl of two hosts, for tests/test_not_before_crawl.py: one rate-limited, one healthy.
 
-    python -m tests.two_hosts_crawl <limited base URL> <healthy base URL> <out.json> [plain]
+    python -m tests.two_hosts_crawl <limited base URL> <healthy base URL> <out.json> [mode]
 
 Requests the pages ``/a/<n>`` of the first host interleaved with ``/b/<n>`` of the
 second (one of the first per five), through the project's retry, rate and scheduler
@@ -8,7 +8,9 @@ components only (no Medium spider, no robots.txt). Writes each response as ``[se
 since the start, host, status]`` and, every 20 ms, how many requests of each host were
 in the downloader's ``active`` set (what counts against ``CONCURRENT_REQUESTS``), and
 the scheduler's and retry's counts at the end.
-``plain``: Scrapy's own priority queue instead of the not-before gate.
+Modes: ``plain``: Scrapy's own priority queue instead of the not-before gate;
+``journal``: the crash-safe ``JOBDIR`` scheduler (``<out.json>.job``); ``redis <URL>``:
+the Redis scheduler on that server. Without one: Scrapy's scheduler through the gate.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.http import Response
 from scrapy.utils.asyncio import create_looping_call
 
+JOURNAL_SCHEDULER = "topics_crawler.resume.scheduler.JournalScheduler"
+REDIS_SCHEDULER = "topics_crawler.distributed.scheduler.RedisScheduler"
 LIMITED_PAGES = 12
 HEALTHY_PAGES = 40
 
@@ -114,6 +118,14 @@ def main(argv: list[str]) -> None:
             else "topics_crawler.not_before.NotBeforePriorityQueue"
         ),
     }
+    if mode == ["journal"]:
+        settings |= {"SCHEDULER": JOURNAL_SCHEDULER, "JOBDIR": f"{out}.job"}
+    elif mode[:1] == ["redis"]:
+        settings |= {
+            "SCHEDULER": REDIS_SCHEDULER,
+            "REDIS_URL": mode[1],
+            "DISTRIBUTED_STATE_DIR": f"{out}.state",
+        }
     process = CrawlerProcess(settings)
     process.crawl(TwoHostsSpider, limited=limited, healthy=healthy, out=out)
     process.start()

@@ -16,6 +16,10 @@ changes three things:
   (:mod:`~topics_crawler.distributed.marker`) and cuts its feeds back to its last
   checkpoint (a worker started again after a kill).
 
+Stats as Scrapy's scheduler keeps them, for this worker: ``scheduler/enqueued`` (requests
+it added to the shared queue) and ``scheduler/dequeued`` (requests it took, whoever added
+them), with ``/redis`` twins; a request the gate pushes back and takes again counts once.
+
 It also avoids the calls scrapy-redis 0.9.1 makes that Scrapy 2.19 deprecates
 (``spider=`` in stats calls, ``Spider.log``), so no warning needs filtering.
 """
@@ -161,12 +165,14 @@ class RedisScheduler(Scheduler):
             if self._call(self.queue.push, request, default=False) is False:
                 return False
         self._count("scheduler/enqueued/redis")
+        self._count("scheduler/enqueued")
         return True
 
     def next_request(self) -> Request | None:
         request = self.gate.take(self._pop, self._push_back)
         if request is not None:
             self._count("scheduler/dequeued/redis")
+            self._count("scheduler/dequeued")
         return request
 
     def _push_back(self, request: Request) -> None:

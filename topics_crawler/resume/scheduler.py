@@ -5,6 +5,11 @@ Requests wait in memory (a priority heap) and in the journal; every
 and the feeds or the scheduler, the feed files are flushed and the journal committed
 with their sizes. On open, a journal with progress means a resume: feed files are cut back to their
 checkpointed size and the pending requests are scheduled again.
+
+Stats as Scrapy's scheduler keeps them: ``scheduler/enqueued`` and ``scheduler/dequeued``
+(with ``/journal`` twins, as Scrapy's have ``/memory`` and ``/disk``), each request once
+however long the not-before gate holds it; requests resumed from the journal were
+enqueued by the earlier run, so they count as dequeued only.
 """
 
 from __future__ import annotations
@@ -99,10 +104,16 @@ class JournalScheduler(BaseScheduler):
         heapq.heappush(self._heap, (-request.priority, self.journal.last_seq, fp, request))
         if stats is not None:
             stats.inc_value("scheduler/enqueued/journal")
+            stats.inc_value("scheduler/enqueued")
         return True
 
     def next_request(self) -> Request | None:
-        return self.gate.take(self._pop, self._push_back)
+        request = self.gate.take(self._pop, self._push_back)
+        stats = self.crawler.stats
+        if request is not None and stats is not None:
+            stats.inc_value("scheduler/dequeued/journal")
+            stats.inc_value("scheduler/dequeued")
+        return request
 
     def _push_back(self, request: Request) -> None:
         """A request the gate cannot hold now: first in line again (still in the journal)."""

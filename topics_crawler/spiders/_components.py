@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from scrapy import signals
 
+from topics_crawler.queue_length import requests_waiting
 from topics_crawler.spiders._archive import AuthorArchivePager
 from topics_crawler.spiders._feed import FeedSource, known_story_ids
 from topics_crawler.spiders._history import HistoryCallbacks, HistoryPager, history_ranges
@@ -34,6 +35,7 @@ def history_pager(spider: TopicsSpider) -> HistoryPager | None:
             spider.parse_history, spider.on_history_error, spider.parse_tag, spider.on_error
         ),
         stats=spider.crawler.stats,
+        waiting=lambda: requests_waiting(spider.crawler),
         logger=spider.logger,
         max_stories=spider.options.max_stories,
         page_size=settings.getint("HISTORY_PAGE_SIZE", 100),

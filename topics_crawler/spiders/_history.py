@@ -22,9 +22,21 @@ comes back, an HTTP failure) the tag's paging stops with a logged reason,
 with ``meta["render_reason"] = "history_fallback"`` so the browser path (the
 render policy, which scrolls the tag page) can take over.
 
+Listing requests go before the story pages they produce, until more than
+``QUEUE_AHEAD_PAGES`` pages' worth of requests wait in the scheduler: then the next one
+waits behind them. "Waiting" is what the scheduler itself says
+(:func:`~topics_crawler.queue_length.requests_waiting`, the same for Scrapy's, the
+journal and the Redis scheduler; on Redis the shared queue as this worker sees it), read
+when the next listing request is made, before the page's own stories are scheduled; so
+the listing runs at most that bound, plus one page, plus what is being downloaded, ahead
+of the stories it listed, and the queue (each request holding its card) stays a few
+pages long however large the archive.
+
 Stats: ``history/requests``, ``history/pages``, ``history/stories``,
 ``history/done``, ``history/stopped/page_cap``, ``history/failed/<reason>``,
-``history/fallback``, ``history/ignored_responses``.
+``history/fallback``, ``history/ignored_responses``, ``history/waited_for_queue``
+(listing requests put behind the waiting ones), ``history/queue_unknown`` (listing
+requests made while the scheduler could not say how many wait: no ``len()``).
 """
 
 from __future__ import annotations
@@ -72,6 +84,8 @@ LISTING_PRIORITY = 10
 QUEUE_AHEAD_PAGES = 4
 
 Callback = Callable[..., Any]
+#: How many requests wait in the scheduler now (None: it cannot say).
+WaitingCount = Callable[[], int | None]
 
 
 def history_ranges(since: tuple[int, int] | None, today: date) -> list[TimeRange]:
@@ -140,6 +154,7 @@ class HistoryPager:
         ranges: list[TimeRange],
         callbacks: HistoryCallbacks,
         stats: StatsCollector,
+        waiting: WaitingCount,
         logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
         max_stories: int | None = None,
         page_size: int = MAX_PAGE_SIZE,
@@ -149,6 +164,7 @@ class HistoryPager:
         self.ranges = ranges
         self.callbacks = callbacks
         self.stats = stats
+        self.waiting = waiting
         self.logger = logger
         self.max_stories = max_stories
         self.page_size = max(1, min(page_size, MAX_PAGE_SIZE))
@@ -226,12 +242,12 @@ class HistoryPager:
         return max(0, self.max_stories - listing.taken)
 
     def _priority(self) -> int:
-        """:data:`LISTING_PRIORITY`, or below the story pages when enough of them wait
-        (requests waiting = Scrapy's ``scheduler/enqueued`` − ``scheduler/dequeued``)."""
-        waiting = int(self.stats.get_value("scheduler/enqueued", 0)) - int(
-            self.stats.get_value("scheduler/dequeued", 0)
-        )
-        if waiting > QUEUE_AHEAD_PAGES * self.page_size:
+        """:data:`LISTING_PRIORITY`, or below the story pages when more than
+        :data:`QUEUE_AHEAD_PAGES` pages' worth of requests wait in the scheduler."""
+        waiting = self.waiting()
+        if waiting is None:
+            self.stats.inc_value("history/queue_unknown")
+        elif waiting > QUEUE_AHEAD_PAGES * self.page_size:
             self.stats.inc_value("history/waited_for_queue")
             return -LISTING_PRIORITY
         return LISTING_PRIORITY
