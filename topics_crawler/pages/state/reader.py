@@ -30,6 +30,7 @@ _TYPE_NAMES = {
     bool: "a boolean",
 }
 Notes = Callable[[str], None]
+_SCALAR_TYPES = frozenset({str, int, float, bool})
 _LEADING_NAME_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -418,6 +419,10 @@ class Node:
 
     def int(self, name: builtins.str) -> builtins.int | None:
         """An integer field; a float with no fraction counts, booleans do not."""
+        raw = self.raw
+        value = raw.get(name)
+        if type(value) is int:  # the plain field holding an int: no second look
+            return value
         value = self.value(name)
         if value is None or type(value) is int:
             return value
@@ -448,6 +453,10 @@ class Node:
         self, name: builtins.str
     ) -> builtins.str | builtins.int | builtins.float | builtins.bool | None:
         """A string, number or boolean field (for values Medium spells either way)."""
+        raw = self.raw
+        value = raw.get(name)
+        if type(value) in _SCALAR_TYPES:  # the plain field holding a scalar
+            return value
         value = self.value(name)
         if value is None or isinstance(value, str | int | float | bool):
             return value
@@ -463,8 +472,14 @@ class Node:
 
     def node(self, name: builtins.str) -> Node | None:
         """An object field as a node (references followed); None when absent or not an object."""
-        value = self.value(name)
-        return self._as_node(name, value)
+        stored = self.raw.get(name)
+        if type(stored) is dict:  # the plain field: its reference, if any, read once
+            value = self.state.resolve(stored)
+            if type(value) is dict:
+                ref = stored.get("__ref")
+                key = ref if type(ref) is str else reference_key(stored)
+                return Node(self.state, value, key or "")
+        return self._as_node(name, self.value(name))
 
     def dig(self, *names: builtins.str) -> Node | None:
         """:meth:`node` along a path of fields; None at the first gap."""
@@ -489,14 +504,25 @@ class Node:
     def nodes(self, name: builtins.str) -> builtins.list[Node]:
         """A list-of-objects field as nodes (references followed, other elements skipped)."""
         raw = self.raw
-        if name in raw and raw[name] == []:  # e.g. most paragraphs' markups
+        stored = raw.get(name)
+        if type(stored) is not list:
+            stored = self.value(name)  # a call key, a reference to a list, or a wrong type
+            if stored is None:
+                return []
+            if not isinstance(stored, list):
+                self._wrong(name, stored, "a list")
+                return []
+        if not stored:  # e.g. most paragraphs' markups
             return []
+        state = self.state
+        resolve = state.resolve
         out = []
-        for item in self.list(name):
-            if isinstance(item, dict):
-                out.append(Node(self.state, item, ""))
-            elif item is not None:
-                self._wrong(f"{name}[]", item, "an object")
+        for item in stored:
+            target = resolve(item) if isinstance(item, dict) else item
+            if isinstance(target, dict):
+                out.append(Node(state, target, ""))
+            elif target is not None:
+                self._wrong(f"{name}[]", target, "an object")
         return out
 
     def strs(self, name: builtins.str) -> builtins.list[builtins.str]:
