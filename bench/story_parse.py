@@ -5,7 +5,8 @@ the same bytes in the same process; each is the best of ``rounds`` runs of ``rep
 passes over all captures, timed in CPU seconds of this process (``time.process_time``:
 on a machine shared with other jobs, wall time measures their load as much as ours).
 The ratio is the cost of our layers on top of building the lxml tree once (target: at
-most 2.0x). "Document basics" times what every parser pays before any story logic:
+most 2.0x); the median of the rounds' own ratios (each round times both back to back)
+is printed beside it, steadier than the ratio of two bests on a noisy machine. "Document basics" times what every parser pays before any story logic:
 decoding, the tree, meta tags, canonical link and JSON-LD. Tag pages (the ``topic_*``
 captures and our own tag fixtures) are measured the same way. ``--breakdown`` adds
 where a story parse spends its time: each stage of :func:`parse_story` timed on its
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -61,17 +63,27 @@ def load_tag_pages(folder: Path) -> list[tuple[str, bytes]]:
     return pages
 
 
-def best_of(rounds: int, repeat: int, *works: Callable[[], None]) -> list[float]:
-    """Best wall time (seconds) of ``repeat`` calls to each of ``works``; the works take
-    turns within every round so a busy machine slows them alike."""
-    best = [float("inf")] * len(works)
+def timed_rounds(rounds: int, repeat: int, *works: Callable[[], None]) -> list[list[float]]:
+    """CPU seconds of ``repeat`` calls to each of ``works``, round by round: the works take
+    turns within every round, so a round's ratios compare runs under the same load."""
+    times: list[list[float]] = [[] for _ in works]
     for _ in range(rounds):
         for index, work in enumerate(works):
             start = time.process_time()
             for _ in range(repeat):
                 work()
-            best[index] = min(best[index], time.process_time() - start)
-    return best
+            times[index].append(time.process_time() - start)
+    return times
+
+
+def best_of(rounds: int, repeat: int, *works: Callable[[], None]) -> list[float]:
+    """Best CPU time (seconds) of ``repeat`` calls to each of ``works`` (:func:`timed_rounds`)."""
+    return [min(times) for times in timed_rounds(rounds, repeat, *works)]
+
+
+def round_ratios(times: list[list[float]], index: int, baseline: int) -> list[float]:
+    """``works[index] / works[baseline]`` of each round, sorted."""
+    return sorted(a / b for a, b in zip(times[index], times[baseline], strict=True))
 
 
 class _Stages:
@@ -137,7 +149,7 @@ def breakdown(captures: list[tuple[str, bytes]], rounds: int) -> dict[str, float
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10, help="passes over all captures")
-    parser.add_argument("--rounds", type=int, default=5, help="timed runs; the best counts")
+    parser.add_argument("--rounds", type=int, default=5, help="timed runs (best and median)")
     parser.add_argument("--breakdown", action="store_true", help="time each parse stage too")
     args = parser.parse_args(argv)
     captures = load_captures(real_pages_dir())
@@ -159,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
             lxml.html.fromstring(body)
 
     parse_all()  # warm imports and caches outside the timing
-    ours, shared, bare = best_of(args.rounds, args.repeat, parse_all, document_all, lxml_all)
+    times = timed_rounds(args.rounds, args.repeat, parse_all, document_all, lxml_all)
+    ours, shared, bare = (min(each) for each in times)
+    ratios = round_ratios(times, 0, 2)
     pages = len(captures) * args.repeat
     megabytes = sum(len(body) for _, body in captures) * args.repeat / 1e6
     print(f"captures: {len(captures)} story pages, {megabytes / args.repeat:.2f} MB")
@@ -168,6 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Document basics:    {shared:.3f} s  ({shared / pages * 1000:.2f} ms/page)")
     print(f"lxml.html.fromstring: {bare:.3f} s  ({bare / pages * 1000:.2f} ms/page)")
     print(f"ratio parse_page / lxml: {ours / bare:.2f}x (target <= 2.0x)")
+    print(
+        f"  the same ratio round by round: median {statistics.median(ratios):.2f}x"
+        f" (range {ratios[0]:.2f}–{ratios[-1]:.2f}x over {len(ratios)} rounds)"
+    )
     print(f"ratio Document basics / lxml: {shared / bare:.2f}x (decode, tree, meta, JSON-LD)")
     tag_pages = load_tag_pages(real_pages_dir())
 
