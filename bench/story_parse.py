@@ -6,8 +6,9 @@ passes over all captures, timed in CPU seconds of this process (``time.process_t
 on a machine shared with other jobs, wall time measures their load as much as ours).
 The ratio is the cost of our layers on top of building the lxml tree once (target: at
 most 2.0x); the median of the rounds' own ratios (each round times both back to back)
-is printed beside it, steadier than the ratio of two bests on a noisy machine. "Document basics" times what every parser pays before any story logic:
-decoding, the tree, meta tags, canonical link and JSON-LD. Tag pages (the ``topic_*``
+is printed beside it, steadier than the ratio of two bests on a noisy machine.
+"Document basics" times what every parser pays before any story logic: decoding, the
+tree, meta tags, canonical link and JSON-LD. Tag pages (the ``topic_*``
 captures and our own tag fixtures) are measured the same way. ``--breakdown`` adds
 where a story parse spends its time: each stage of :func:`parse_story` timed on its
 own, best of ``rounds`` per capture, as a share of the same captures' bare trees.
