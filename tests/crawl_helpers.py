@@ -32,6 +32,38 @@ class CrawlRun:
         return Counter(item.get("item_type", "?") for item in self.items)
 
 
+def crawl_command(
+    *spider_args: str,
+    settings: dict[str, Any],
+    output: Path | None = None,
+    spider: str = "topics",
+) -> list[str]:
+    """``scrapy crawl <spider>`` with ``spider_args`` (``name=value``) as ``-a``, ``settings``
+    as ``-s`` and, with ``output``, ``-o output`` (appending, as a resumed crawl must)."""
+    command = [sys.executable, "-m", "scrapy", "crawl", spider]
+    for argument in spider_args:
+        command += ["-a", argument]
+    if output is not None:
+        command += ["-o", str(output)]
+    for name, value in settings.items():
+        command += ["-s", f"{name}={value}"]
+    return command
+
+
+def crawl_env(**extra: str) -> dict[str, str]:
+    """The environment of a crawl subprocess: this one's, unbuffered, plus ``extra``, without
+    a ``MEDIUM_BASE_URL`` of its own (the crawl's settings name the site)."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **extra}
+    env.pop("MEDIUM_BASE_URL", None)
+    return env
+
+
+def start_crawl(command: list[str]) -> subprocess.Popen[bytes]:
+    """``command`` started in the project root (to be waited for or killed; its log goes to
+    its ``LOG_FILE``, so stderr is dropped)."""
+    return subprocess.Popen(command, cwd=ROOT, env=crawl_env(), stderr=subprocess.DEVNULL)
+
+
 def run_crawl(
     base_url: str,
     out_dir: Path,
@@ -69,8 +101,7 @@ def run_crawl(
     }
     for name, value in all_settings.items():
         command += ["-s", f"{name}={value}"]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("MEDIUM_BASE_URL", None)
+    env = crawl_env()
     process = subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False
     )

@@ -11,10 +11,7 @@ also checks that a killed run never damages what earlier runs left.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +19,8 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from tests.services import ROOT, wait_until
+from tests.crawl_helpers import crawl_command, start_crawl
+from tests.services import wait_until
 from tests.site.content import default_site
 from tests.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
 from tests.site.server import SiteServer
@@ -85,16 +83,7 @@ def command(base_url: str, dataset: Path, log: Path, jobdir: Path | None = None)
     }
     if jobdir is not None:
         settings["JOBDIR"] = jobdir
-    line = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", TAGS]
-    for name, value in settings.items():
-        line += ["-s", f"{name}={value}"]
-    return line
-
-
-def start(line: list[str]) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("MEDIUM_BASE_URL", None)
-    return subprocess.Popen(line, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    return crawl_command(TAGS, settings=settings)
 
 
 def rows_of(dataset: Path) -> dict[str, list[str]]:
@@ -120,7 +109,7 @@ def rows_of(dataset: Path) -> dict[str, list[str]]:
 def reference(site: SiteServer, seeded: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     dataset = tmp_path_factory.mktemp("reference") / "dataset"
     shutil.copytree(seeded, dataset)
-    assert start(command(site.base_url, dataset, dataset.parent / "log")).wait(180) == 0
+    assert start_crawl(command(site.base_url, dataset, dataset.parent / "log")).wait(180) == 0
     rows = rows_of(dataset)
     assert len(rows["story"]) == SEED_STORIES + N_TAGS * 20
     return rows
@@ -154,14 +143,14 @@ def kill_and_rerun(
     log = tmp_path / "crawl.log"
     line = command(site.base_url, dataset, log, tmp_path / "job" if with_jobdir else None)
     site.clear_log()
-    killed = start(line)
+    killed = start_crawl(line)
     ready = KILL_POINTS[point](site)
     try:
         wait_until(lambda: ready(dataset, log) or killed.poll() is not None, 120, point)
     finally:
         killed.kill()
     assert killed.wait(10) == -9, f"the crawl ended before the kill point {point}"
-    again = start(line)
+    again = start_crawl(line)
     assert again.wait(180) == 0, log.read_text("utf-8")[-3000:]
     return dataset, log.read_text("utf-8")
 

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import run_crawl
-from tests.services import ROOT, wait_until
+from tests.crawl_helpers import crawl_command, run_crawl, start_crawl
+from tests.services import wait_until
 from tests.site.content import default_site
 from tests.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
 from tests.site.server import SiteServer
@@ -43,17 +40,7 @@ def job_command(base_url: str, out_dir: Path) -> list[str]:
         "LOG_FILE": out_dir / "crawl.log",
         "AUTOTHROTTLE_ENABLED": False,
     }
-    command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", TAGS]
-    command += ["-o", str(out_dir / "items.jsonl")]
-    for name, value in settings.items():
-        command += ["-s", f"{name}={value}"]
-    return command
-
-
-def run_job(command: list[str]) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("MEDIUM_BASE_URL", None)
-    return subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    return crawl_command(TAGS, settings=settings, output=out_dir / "items.jsonl")
 
 
 def content_of(item: dict[str, Any]) -> str:
@@ -82,7 +69,7 @@ def test_killed_crawl_resumes_to_the_same_items(site: SiteServer, tmp_path: Path
     out.mkdir()
     command = job_command(site.base_url, out)
     site.clear_log()
-    first = run_job(command)
+    first = start_crawl(command)
     try:
         wait_until(lambda: len(site.requests) >= total_pages // 3, 60, "a third of the pages")
     finally:
@@ -94,7 +81,7 @@ def test_killed_crawl_resumes_to_the_same_items(site: SiteServer, tmp_path: Path
     assert 0 < len(done) < total_pages, "kill the crawl mid-way"
 
     site.clear_log()
-    second = run_job(command)
+    second = start_crawl(command)
     assert second.wait(120) == 0
     fetched_after = Counter(path for _, path, _ in site.requests if path != "/robots.txt")
     log = (out / "crawl.log").read_text("utf-8")

@@ -11,10 +11,7 @@ once, and the output is an uninterrupted crawl's, nothing lost or doubled.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -25,8 +22,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import run_crawl
-from tests.services import ROOT, wait_until
+from tests.crawl_helpers import crawl_command, run_crawl, start_crawl
+from tests.services import wait_until
 from tests.site.content import default_site
 from tests.site.faults import Fault, FaultInjector, FaultPlan, error_page
 from tests.site.routes import Response
@@ -85,17 +82,7 @@ def job_command(base_url: str, out_dir: Path) -> list[str]:
         "RATE_START": 0,
         "RETRY_AFTER_LONG_WAIT": 1,  # the retry's wait is logged (a warning): the kill's cue
     }
-    command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", TAGS]
-    command += ["-o", str(out_dir / "items.jsonl")]
-    for name, value in settings.items():
-        command += ["-s", f"{name}={value}"]
-    return command
-
-
-def start_job(command: list[str]) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("MEDIUM_BASE_URL", None)
-    return subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    return crawl_command(TAGS, settings=settings, output=out_dir / "items.jsonl")
 
 
 def retry_logged(log: Path, path: str) -> bool:
@@ -139,7 +126,7 @@ def test_a_crawl_killed_while_a_retry_is_held_fetches_it_on_the_next_run(
     fault = FirstAnswerUnavailable(FaultPlan(), path=path)
     site.faults = fault
     site.clear_log()
-    first = start_job(command)
+    first = start_crawl(command)
     try:
         wait_until(lambda: retry_logged(out / "crawl.log", path), 60, "the held retry's log line")
         journal = out / "job" / JOURNAL_NAME
@@ -154,7 +141,7 @@ def test_a_crawl_killed_while_a_retry_is_held_fetches_it_on_the_next_run(
     assert done, "pages were done before the kill"
 
     site.clear_log()
-    second = start_job(command)
+    second = start_crawl(command)
     assert second.wait(120) == 0
     log = (out / "crawl.log").read_text("utf-8")
     assert "Resuming the crawl in" in log

@@ -6,9 +6,6 @@ same tags, each once, within the cap."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +14,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl, run_workers
-from tests.services import ROOT, RedisServer, wait_until
+from tests.crawl_helpers import CrawlRun, crawl_command, run_crawl, run_workers, start_crawl
+from tests.services import RedisServer, wait_until
 from tests.site.server import SiteServer
 from tests.site.topic_graph import BREADTH_FIRST, MISSING, SEED, topic_graph_site
 
@@ -127,15 +124,15 @@ def test_a_walk_killed_mid_way_resumes_from_its_jobdir_to_the_same_tags(tmp_path
     """SIGKILL while the walk is at its third tag; the same command with the same JOBDIR
     requests the rest of the walk (its state came back with the journaled request)."""
     with SiteServer(topic_graph_site(), latency=0.3) as site:
-        command = [
-            sys.executable, "-m", "scrapy", "crawl", "topics", "-a", f"tags={SEED}",
-            "-a", "follow=none", "-a", "related_depth=3", "-o", str(tmp_path / "items.jsonl"),
-            "-s", f"MEDIUM_BASE_URL={site.base_url}", "-s", f"JOBDIR={tmp_path / 'job'}",
-            "-s", f"LOG_FILE={tmp_path / 'crawl.log'}", "-s", "AUTOTHROTTLE_ENABLED=False",
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        env.pop("MEDIUM_BASE_URL", None)
-        first = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+        settings = {
+            "MEDIUM_BASE_URL": site.base_url,
+            "JOBDIR": tmp_path / "job",
+            "LOG_FILE": tmp_path / "crawl.log",
+            "AUTOTHROTTLE_ENABLED": False,
+        }
+        arguments = (f"tags={SEED}", "follow=none", "related_depth=3")
+        command = crawl_command(*arguments, settings=settings, output=tmp_path / "items.jsonl")
+        first = start_crawl(command)
         try:
             wait_until(lambda: sum(requested_tags(site).values()) >= 3, 60, "three tag pages")
         finally:
@@ -144,7 +141,7 @@ def test_a_walk_killed_mid_way_resumes_from_its_jobdir_to_the_same_tags(tmp_path
         before = requested_tags(site)
         assert sum(before.values()) < len(walk_to(3)), "kill the walk mid-way"
         site.clear_log()
-        second = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+        second = start_crawl(command)
         assert second.wait(120) == 0
         after = requested_tags(site)
     assert set(before) | set(after) == set(walk_to(3))
