@@ -2,6 +2,7 @@
 
 Each is started on a free 127.0.0.1 port in a temporary directory, with no
 persistence, and stopped (SIGTERM, then SIGKILL) when the ``with`` block ends.
+:func:`serving` runs a test's own HTTP handler in a thread the same way.
 
     with RedisServer(tmp_path) as redis:
         crawl(settings={"REDIS_URL": redis.url})
@@ -14,8 +15,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -32,6 +36,19 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler], address: str = "127.0.0.1") -> Iterator[str]:
+    """``handler`` served on a free port of ``address`` in a thread; yields its base URL
+    (``http://address:port``) and shuts the server down when the ``with`` block ends."""
+    server = ThreadingHTTPServer((address, 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://{address}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:

@@ -11,9 +11,8 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from twisted.python.failure import Failure
 
 from tests.crawl_helpers import ROOT
 from tests.dns_map import MappedResolver
+from tests.services import serving
 from topics_crawler.middlewares.link_safety import UrlPolicy
 from topics_crawler.resolver import UnsafeAddress, is_public_address, mirror_host
 from topics_crawler.secrets import MediumCookieMiddleware, is_medium_request
@@ -158,14 +158,8 @@ class RedirectingHandler(BaseHTTPRequestHandler):
 @pytest.fixture
 def redirecting_server() -> Iterator[int]:
     RedirectingHandler.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), RedirectingHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield int(server.server_address[1])
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(RedirectingHandler) as url:
+        yield int(url.rsplit(":", 1)[1])
 
 
 def crawl(tmp_path: Path, tags: str, settings: dict[str, str]) -> tuple[int, dict, str]:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.services import RedisServer
+from tests.services import RedisServer, serving
 from tests.two_hosts_crawl import HEALTHY_PAGES, LIMITED_PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,14 +45,8 @@ def host(address: str, limited_for: float, latency: float) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             return None
 
-    server = ThreadingHTTPServer((address, 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{address}:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler, address) as url:
+        yield url
 
 
 def crawl(tmp_path: Path, *mode: str) -> dict[str, Any]:

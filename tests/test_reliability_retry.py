@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import inspect
 import logging
-import threading
 import time
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from twisted.internet.error import TCPTimedOutError
 
 from tests.crawl_helpers import run_crawl
 from tests.fixture_cases import FIXTURES
+from tests.services import serving
 from topics_crawler.middlewares.retry_after import (
     RETRY_NOT_BEFORE_META,
     RetryAfterMiddleware,
@@ -202,20 +202,15 @@ def test_a_real_crawl_waits_for_retry_after_in_its_slot_then_gets_the_page(tmp_p
     if not TAG_PAGE.exists():
         pytest.skip(f"tag fixture page missing: {TAG_PAGE}")
     RateLimitedHandler.hits = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), RateLimitedHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(RateLimitedHandler) as url:
         run = run_crawl(
-            f"http://127.0.0.1:{server.server_address[1]}",
+            url,
             tmp_path,
             "tags=distributed-training",
             "follow=",
             settings={"HEALTH_ENABLED": False, "TELNETCONSOLE_ENABLED": False},
             timeout=120,
         )
-    finally:
-        server.shutdown()
-        server.server_close()
     assert run.returncode == 0, run.log[-2000:]
     tag_times = [at for path, at in RateLimitedHandler.hits if path.startswith("/tag/")]
     assert len(tag_times) == 2

@@ -7,9 +7,8 @@ import logging
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import ROOT
 from tests.fixture_cases import FIXTURES
+from tests.services import serving
 from topics_crawler.secrets import (
     REDACTED,
     LogRedaction,
@@ -144,14 +144,8 @@ def mirror_server() -> Iterator[str]:
         pytest.skip(f"tag fixture page missing: {TAG_PAGE}")
     RecordingHandler.page = TAG_PAGE.read_bytes()
     RecordingHandler.cookies = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), RecordingHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(RecordingHandler) as url:
+        yield url
 
 
 def files_under(folder: Path) -> dict[Path, bytes]:
