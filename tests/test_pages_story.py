@@ -11,8 +11,9 @@ import pytest
 
 from topics_crawler.items import Story
 from topics_crawler.pages import PARSERS, PageResult, parse_page
-from topics_crawler.pages._body import legacy_paragraphs, render_paragraphs
+from topics_crawler.pages._body import render_paragraphs
 from topics_crawler.pages._document import Document
+from topics_crawler.pages._markdown_state import legacy_body
 from topics_crawler.pages._story_html import HTML_LAYERS
 from topics_crawler.pages.json_payload import parse_json
 from topics_crawler.pages.state import State
@@ -209,7 +210,7 @@ def test_render_nothing_is_none() -> None:
 
 def test_legacy_int_types_map_to_names() -> None:
     body = {"paragraphs": [{"type": t, "text": str(t)} for t in (1, 3, 4, 8, 9, 11, 13, 99)]}
-    kinds = [kind for kind, _ in legacy_paragraphs(State.from_payload(body).root)]
+    kinds = [kind for kind, _ in legacy_body(State.from_payload(body).root).paragraphs]
     assert kinds == ["P", "H3", "IMG", "PRE", "ULI", "IFRAME", "H4", "P"]
 
 

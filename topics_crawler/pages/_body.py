@@ -15,8 +15,6 @@ from collections.abc import Iterable, Iterator
 from itertools import filterfalse
 
 from topics_crawler.normalize import clean_text
-from topics_crawler.pages._markdown_state import LEGACY_PARAGRAPH_TYPES
-from topics_crawler.pages.state import Node
 
 Paragraph = tuple[str, str]
 
@@ -26,28 +24,6 @@ _SKIPPED = frozenset({"IFRAME"})
 #: Longest text whose words are counted from a list of them (faster); longer ones one by one.
 _FINDALL_LIMIT = 1_000_000
 _WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
-
-
-def legacy_paragraphs(body_model: Node | None) -> list[Paragraph]:
-    """``(type, text)`` pairs of a legacy ``bodyModel`` (int paragraph types)."""
-    out: list[Paragraph] = []
-    for paragraph in body_model.nodes("paragraphs") if body_model is not None else []:
-        kind = paragraph.int("type")
-        name = LEGACY_PARAGRAPH_TYPES.get(kind, "P") if kind is not None else "P"
-        out.append((name, _text(paragraph)))
-    return out
-
-
-def apollo_paragraphs(body_model: Node | None) -> list[Paragraph]:
-    """``(type, text)`` pairs of an Apollo ``bodyModel`` (``Paragraph:<id>`` references)."""
-    out: list[Paragraph] = []
-    for paragraph in body_model.nodes("paragraphs") if body_model is not None else []:
-        out.append((paragraph.str("type") or "P", _text(paragraph)))
-    return out
-
-
-def _text(paragraph: Node) -> str:
-    return paragraph.str("text") or ""
 
 
 def render_paragraphs(paragraphs: Iterable[Paragraph]) -> str | None:

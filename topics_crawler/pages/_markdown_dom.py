@@ -264,7 +264,7 @@ def _image_sources(
 
 
 def _noscript_between(image: lxml.html.HtmlElement, figure: lxml.html.HtmlElement) -> bool:
-    """True when a ``<noscript>`` holds ``image`` inside ``figure`` (or is the figure)."""
+    """True when a ``<noscript>`` between ``figure`` and ``image`` holds the image."""
     for ancestor in image.iterancestors():
         if _tag(ancestor) == "noscript":
             return True
