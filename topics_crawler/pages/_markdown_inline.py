@@ -92,6 +92,17 @@ def _expressible(text: str, markup: Markup, framed: list[Markup]) -> bool:
     return not ((outer_start and inner_start) or (outer_end and inner_end))
 
 
+def _clamped(markup: Markup, length: int) -> Markup | None:
+    """``markup`` cut to a text of ``length`` (itself when it fits); None when empty."""
+    start = markup.start if markup.start > 0 else 0
+    end = markup.end if markup.end < length else length
+    if start >= end:
+        return None
+    if start == markup.start and end == markup.end:
+        return markup
+    return Markup(markup.kind, start, end, markup.href)
+
+
 def _spans(text: str, markups: Iterable[Markup]) -> list[Markup]:
     """Markups of a kind that overlap or touch merged (two ``*`` in a row would read as
     bold; ``<em>a </em><em>b</em>`` is one emphasis), a link overlapping an earlier link
@@ -99,13 +110,9 @@ def _spans(text: str, markups: Iterable[Markup]) -> list[Markup]:
     length = len(text)
     by_kind: dict[str, list[Markup]] = {}
     for given in markups:
-        start = given.start if given.start > 0 else 0
-        end = given.end if given.end < length else length
-        if start >= end:
+        clamped = _clamped(given, length)
+        if clamped is None:
             continue
-        clamped = given
-        if start != given.start or end != given.end:
-            clamped = Markup(given.kind, start, end, given.href)
         same = by_kind.get(given.kind)
         if same is None:
             by_kind[given.kind] = [clamped]
@@ -121,14 +128,8 @@ def _spans(text: str, markups: Iterable[Markup]) -> list[Markup]:
 
 def _one_span(text: str, markup: Markup) -> list[Markup]:
     """:func:`_spans` of a single markup (most paragraphs with markups have one)."""
-    length = len(text)
-    start = markup.start if markup.start > 0 else 0
-    end = markup.end if markup.end < length else length
-    if start >= end:
-        return []
-    if start != markup.start or end != markup.end:
-        markup = Markup(markup.kind, start, end, markup.href)
-    cut = _trimmed(text, markup)
+    clamped = _clamped(markup, len(text))
+    cut = _trimmed(text, clamped) if clamped is not None else None
     if cut is None or (cut.kind in _EMPHASIS_KINDS and not _expressible(text, cut, [])):
         return []
     return [cut]
