@@ -37,7 +37,7 @@ def rss_kib() -> int:
 
 
 def run_store(kind: str, ids: list[str], folder: Path) -> dict[str, Any]:
-    from topics_crawler.dedupe_state import MemoryDedupeState, SqliteDedupeState
+    from topics_crawler.pipelines.dedupe_state import MemoryDedupeState, SqliteDedupeState
 
     keys = [f"story:{story_id}" for story_id in ids]
     shuffled = keys[::-1]

@@ -29,13 +29,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from topics_crawler.exporters import (
+from topics_crawler.items import Story
+from topics_crawler.output.exporters import (
     DEFAULT_COMPRESSION,
     DEFAULT_ROW_GROUP_SIZE,
     ParquetItemExporter,
     arrow_schema,
 )
-from topics_crawler.items import Story
 
 WORDS = [
     "distributed",

@@ -29,7 +29,7 @@ from typing import Any
 import lxml.html
 
 from tests.fixture_cases import real_pages_dir
-from topics_crawler.layers import pick, pick_paired
+from topics_crawler.items.layers import pick, pick_paired
 from topics_crawler.pages import Document, parse_page
 from topics_crawler.pages._story_html import HTML_LAYERS, dom_layer, json_ld_layer
 from topics_crawler.pages._story_state import StoryState

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Self
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
 
-from topics_crawler.resolver import SafeAddressResolver, mirror_host
+from topics_crawler.safety.resolver import SafeAddressResolver, mirror_host
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

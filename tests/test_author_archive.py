@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.type_swaps import type_swapped
-from topics_crawler.author_archive import (
+from topics_crawler.graphql.author_archive import (
     OPERATION_NAME,
     ArchiveReadFailure,
     UserPostsPage,

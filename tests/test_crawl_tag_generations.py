@@ -15,7 +15,7 @@ from tests.site.generations import CHANGED_TAGS, generations_site
 from tests.site.markup import short_count
 from tests.site.model import SiteContent, SiteStory, SiteTag
 from tests.site.server import SiteServer
-from topics_crawler.normalize import parse_count
+from topics_crawler.items.values import parse_count
 
 pytestmark = pytest.mark.integration
 

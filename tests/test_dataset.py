@@ -24,12 +24,12 @@ from scrapy.utils.test import get_crawler
 
 from topics_crawler.dataset import SCHEMA_VERSION, DatasetError, read_manifest
 from topics_crawler.dataset.extension import DatasetExtension
-from topics_crawler.exporters import records_of
 from topics_crawler.items import Author, Item, Publication, Story, TagPage
+from topics_crawler.output.exporters import records_of
 
 SETTINGS: dict[str, Any] = {
     "ADDONS": {"topics_crawler.dataset.DatasetAddon": 500},
-    "FEED_EXPORTERS": {"parquet": "topics_crawler.exporters.ParquetItemExporter"},
+    "FEED_EXPORTERS": {"parquet": "topics_crawler.output.exporters.ParquetItemExporter"},
     # data: URLs only; keeps Scrapy's experimental HTTP handler (and its warning) unloaded.
     "DOWNLOAD_HANDLERS": {"http": None, "https": None},
     "PARQUET_ROW_GROUP_SIZE": 2,

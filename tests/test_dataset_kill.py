@@ -27,8 +27,8 @@ from tests.site.server import SiteServer
 from topics_crawler.dataset.commit import encode_rows
 from topics_crawler.dataset.layout import ENTITIES
 from topics_crawler.dataset.manifest import build_manifest, write_manifest
-from topics_crawler.exporters import arrow_schema, records_of
 from topics_crawler.items import Story, entity_keys, item_to_dict
+from topics_crawler.output.exporters import arrow_schema, records_of
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

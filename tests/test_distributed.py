@@ -23,13 +23,13 @@ from tests.services import ROOT, RedisServer, free_port, wait_until
 from tests.site.content import default_site
 from tests.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
 from tests.site.server import SiteServer
-from topics_crawler.fingerprint import (
+from topics_crawler.items import Story
+from topics_crawler.pipelines.dedupe import DedupePipeline
+from topics_crawler.scheduling.fingerprint import (
     CANONICAL_URL_META,
     MIRROR_URL_META,
     CanonicalUrlFingerprinter,
 )
-from topics_crawler.items import Story
-from topics_crawler.pipelines.dedupe import DedupePipeline
 
 SCALE_TAGS = 25  # 25 tag pages, 500 stories, 63 authors: 588 pages
 FAST_CLOSE = {"DISTRIBUTED_IDLE_CLOSE": 1}
@@ -62,8 +62,8 @@ def test_without_redis_url_nothing_about_redis_is_loaded() -> None:
         "import sys\n"
         "from scrapy.exceptions import NotConfigured\n"
         "from scrapy.utils.project import get_project_settings\n"
-        "from topics_crawler.addons.distributed import DistributedAddon\n"
-        "from topics_crawler.dedupe_state import open_dedupe_state\n"
+        "from topics_crawler.distributed.addon import DistributedAddon\n"
+        "from topics_crawler.pipelines.dedupe_state import open_dedupe_state\n"
         "import topics_crawler.pipelines.dedupe, topics_crawler.spiders.topics\n"
         "settings = get_project_settings()\n"
         "try:\n"
@@ -100,7 +100,7 @@ def test_seen_set_uses_the_crawlers_canonical_fingerprints(redis_server: RedisSe
 
 @pytest.mark.integration
 def test_items_are_deduplicated_across_workers(redis_server: RedisServer) -> None:
-    from topics_crawler.distributed.dedupe_state import RedisDedupeState
+    from topics_crawler.distributed.redis_dedupe_state import RedisDedupeState
 
     class Stats(Counter[str]):
         def inc_value(self, key: str, count: int = 1) -> None:
@@ -286,7 +286,7 @@ def test_a_restarted_worker_cuts_its_feed_back_to_its_last_checkpoint(tmp_path: 
 def test_overwriting_a_feed_that_holds_an_unfinished_crawl_is_refused(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    from topics_crawler.addons.distributed import DistributedAddon
+    from topics_crawler.distributed.addon import DistributedAddon
     from topics_crawler.distributed.local_state import record_feed_sizes, state_dir
     from topics_crawler.errors import CrawlNotStarted
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.dupefilter import DiskDupeFilter
+from topics_crawler.scheduling.dupefilter import DiskDupeFilter
 
 
 def test_each_fingerprint_is_seen_once_and_the_scratch_file_goes_at_close() -> None:
     crawler = get_crawler(
-        settings_dict={"DUPEFILTER_CLASS": "topics_crawler.dupefilter.DiskDupeFilter"}
+        settings_dict={"DUPEFILTER_CLASS": "topics_crawler.scheduling.dupefilter.DiskDupeFilter"}
     )
     seen = DiskDupeFilter.from_crawler(crawler)
     seen.open()
@@ -28,7 +28,9 @@ def test_each_fingerprint_is_seen_once_and_the_scratch_file_goes_at_close() -> N
 def test_entity_aliases_share_one_fingerprint() -> None:
     crawler = get_crawler(
         settings_dict={
-            "REQUEST_FINGERPRINTER_CLASS": "topics_crawler.fingerprint.CanonicalUrlFingerprinter"
+            "REQUEST_FINGERPRINTER_CLASS": (
+                "topics_crawler.scheduling.fingerprint.CanonicalUrlFingerprinter"
+            )
         }
     )
     seen = DiskDupeFilter.from_crawler(crawler)

@@ -14,15 +14,15 @@ import pyarrow.parquet as pq
 import pytest
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.exporters import (
+from topics_crawler.items import ITEM_CLASSES, Author, Item, Story, TagPage, item_to_dict
+from topics_crawler.items.fields import specs_of
+from topics_crawler.output.exporters import (
     CsvItemExporter,
     ParquetItemExporter,
     arrow_schema,
     is_json_column,
     records_of,
 )
-from topics_crawler.fields import specs_of
-from topics_crawler.items import ITEM_CLASSES, Author, Item, Story, TagPage, item_to_dict
 
 
 def full_story(**overrides: Any) -> Story:
@@ -187,7 +187,7 @@ def test_a_value_of_the_wrong_type_becomes_null_and_is_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     stories = [full_story(), full_story(story_id="aa11bb22cc33", claps="many")]
-    with caplog.at_level(logging.WARNING, logger="topics_crawler.exporters"):
+    with caplog.at_level(logging.WARNING, logger="topics_crawler.output.exporters"):
         rows = export_parquet(stories).read().to_pylist()
     assert [row["claps"] for row in rows] == [1200, None]
     assert "column claps: 1 value(s) of the wrong type" in caplog.text

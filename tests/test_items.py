@@ -6,7 +6,6 @@ import dataclasses
 
 import pytest
 
-from topics_crawler.fields import Kind, identity_fields, kinds, required_groups, specs_of
 from topics_crawler.items import (
     ITEM_CLASSES,
     Author,
@@ -15,6 +14,7 @@ from topics_crawler.items import (
     item_from_dict,
     item_to_dict,
 )
+from topics_crawler.items.fields import Kind, identity_fields, kinds, required_groups, specs_of
 
 
 def test_dict_round_trip_and_item_type_first() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from topics_crawler.layers import is_empty, pick, pick_paired
+from topics_crawler.items.layers import is_empty, pick, pick_paired
 
 
 @pytest.mark.parametrize("value", [None, "", "  ", [], {}, (), set()])

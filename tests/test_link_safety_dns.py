@@ -23,9 +23,9 @@ from twisted.python.failure import Failure
 from tests.crawl_helpers import ROOT
 from tests.dns_map import MappedResolver
 from tests.services import serving
-from topics_crawler.middlewares.link_safety import UrlPolicy
-from topics_crawler.resolver import UnsafeAddress, is_public_address, mirror_host
-from topics_crawler.secrets import MediumCookieMiddleware, is_medium_request
+from topics_crawler.safety.links import UrlPolicy
+from topics_crawler.safety.resolver import UnsafeAddress, is_public_address, mirror_host
+from topics_crawler.safety.secrets import MediumCookieMiddleware, is_medium_request
 
 SID = "1:c2Vzc2lvbi1vZi1hLXRlc3Qtb25seQ"
 

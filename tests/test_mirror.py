@@ -8,12 +8,12 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.fingerprint import CANONICAL_URL_META, CanonicalUrlFingerprinter
 from topics_crawler.middlewares.mirror import (
     MEDIUM_CUSTOM_DOMAIN_META,
     MediumMirrorMiddleware,
     MirrorMap,
 )
+from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, CanonicalUrlFingerprinter
 
 BASE = "http://127.0.0.1:8123"
 

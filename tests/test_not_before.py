@@ -14,7 +14,7 @@ from scrapy.squeues import PickleLifoDiskQueue
 from scrapy.utils.test import get_crawler
 
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
-from topics_crawler.not_before import (
+from topics_crawler.scheduling.not_before import (
     LOOKAHEAD,
     SLOT_HELD_MAX,
     NotBeforeGate,

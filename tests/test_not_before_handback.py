@@ -1,6 +1,6 @@
 """A request the gate held and hands back is scheduled once, by each scheduler of the project.
 
-Scrapy's scheduler with :class:`~topics_crawler.not_before.NotBeforePriorityQueue`, the
+Scrapy's scheduler with :class:`~topics_crawler.scheduling.not_before.NotBeforePriorityQueue`, the
 ``JOBDIR`` journal scheduler and the Redis scheduler: a held request that becomes due
 comes out of ``next_request`` as it went in (its ``dont_filter`` as it was), counted once
 in the scheduler's stats, while a duplicate of it scheduled meanwhile is still filtered.
@@ -29,7 +29,11 @@ from scrapy.utils.test import get_crawler
 from tests.services import RedisServer
 from tests.test_not_before import NOW, Timers
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
-from topics_crawler.not_before import SLOT_HELD_MAX, NotBeforeGate, NotBeforePriorityQueue
+from topics_crawler.scheduling.not_before import (
+    SLOT_HELD_MAX,
+    NotBeforeGate,
+    NotBeforePriorityQueue,
+)
 from topics_crawler.signals import host_paused
 
 

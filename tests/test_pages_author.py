@@ -10,7 +10,7 @@ import lxml.html
 import pytest
 
 from topics_crawler.items import Author, Publication, Story
-from topics_crawler.layers import pick_paired
+from topics_crawler.items.layers import pick_paired
 from topics_crawler.pages import Document, parse_page
 from topics_crawler.pages._follow import follow_counts, strip_site_suffix
 from topics_crawler.pages.author import (

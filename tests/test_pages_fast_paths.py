@@ -19,7 +19,7 @@ import lxml.html
 import pytest
 from lxml import etree
 
-from topics_crawler.normalize import clean_text
+from topics_crawler.items.values import clean_text
 from topics_crawler.pages import Document
 from topics_crawler.pages._body import count_words
 from topics_crawler.pages._document import iter_tags

@@ -13,15 +13,15 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.dedupe_state import (
+from topics_crawler.items import Author, Item, Story, item_to_dict
+from topics_crawler.items.merge import extends, merge_records
+from topics_crawler.pipelines.dedupe import DedupePipeline
+from topics_crawler.pipelines.dedupe_state import (
     MemoryDedupeState,
     SqliteDedupeState,
     open_dedupe_state,
     state_path,
 )
-from topics_crawler.items import Author, Item, Story, item_to_dict
-from topics_crawler.merge import extends, merge_records
-from topics_crawler.pipelines.dedupe import DedupePipeline
 
 URL = "https://medium.com/@ev/why-7c8f847b58aa"
 

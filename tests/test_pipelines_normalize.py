@@ -11,8 +11,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
 from tests.fixture_cases import discover
-from topics_crawler.fields import kinds
 from topics_crawler.items import ITEM_CLASSES, Author, Publication, Story, TagPage, item_to_dict
+from topics_crawler.items.fields import kinds
 from topics_crawler.pipelines.normalize import NormalizePipeline, normalize_record
 
 SCRAPED_AT = "2026-11-30T12:00:00Z"

@@ -22,7 +22,7 @@ from tests.test_not_before import NOW
 from tests.test_not_before_handback import PARAMS, run, scheduler_world
 from tests.test_not_before_handback import Engine as EngineStandIn
 from tests.test_not_before_handback import _Spider as HandbackSpider
-from topics_crawler.queue_length import requests_waiting
+from topics_crawler.scheduling.queue_length import requests_waiting
 from topics_crawler.signals import host_paused
 
 

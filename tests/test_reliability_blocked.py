@@ -13,7 +13,6 @@ from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from tests.fixture_cases import FIXTURES
-from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.middlewares.blocked import (
     ORIGIN_URL_META,
     RENDER_REASON_META,
@@ -23,6 +22,7 @@ from topics_crawler.middlewares.blocked import (
 )
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.pages._blocked import detect_block, is_signin_url
+from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.signals import host_paused
 from topics_crawler.spiders._helpers import failure_reason
 

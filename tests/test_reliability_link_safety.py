@@ -9,14 +9,14 @@ from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
-from topics_crawler.middlewares.link_safety import (
+from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
+from topics_crawler.safety.links import (
     LinkSafetyMiddleware,
     UnsafeUrl,
     UrlPolicy,
     is_private_host,
     mirror_netloc,
 )
-from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.spiders._helpers import failure_reason
 
 MIRROR = "http://127.0.0.1:8123"
@@ -114,7 +114,7 @@ def test_refusals_are_counted_logged_and_reported_as_unsafe_url(
 ) -> None:
     middleware = make_middleware()
     long_url = "https://medium.com/@ev/" + "x" * 5000
-    with caplog.at_level(logging.WARNING, logger="topics_crawler.middlewares.link_safety"):
+    with caplog.at_level(logging.WARNING, logger="topics_crawler.safety.links"):
         error = refused(middleware, Request(long_url))
         refused(middleware, Request("https://evil.example/"))
     assert error.reason == "too_long"
@@ -136,7 +136,7 @@ def test_redirect_from_medium_to_a_private_address_is_not_followed(
         "http://169.254.169.254/latest/meta-data/",
         meta={"redirect_urls": ["https://medium.com/p/c9700a7cf36d"], "redirect_times": 1},
     )
-    with caplog.at_level(logging.WARNING, logger="topics_crawler.middlewares.link_safety"):
+    with caplog.at_level(logging.WARNING, logger="topics_crawler.safety.links"):
         assert refused(middleware, redirect).reason == "private_address"
     assert "redirected from https://medium.com/p/c9700a7cf36d" in caplog.text
 
@@ -164,9 +164,7 @@ def test_allowed_hosts_setting() -> None:
 def test_link_safety_runs_before_robots_and_the_mirror() -> None:
     from topics_crawler import settings
 
-    position = settings.DOWNLOADER_MIDDLEWARES[
-        "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware"
-    ]
+    position = settings.DOWNLOADER_MIDDLEWARES["topics_crawler.safety.links.LinkSafetyMiddleware"]
     assert position is not None
     assert position < 100  # RobotsTxtMiddleware
     assert (

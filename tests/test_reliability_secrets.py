@@ -19,7 +19,7 @@ from scrapy.utils.test import get_crawler
 from tests.crawl_helpers import ROOT
 from tests.fixture_cases import FIXTURES
 from tests.services import serving
-from topics_crawler.secrets import (
+from topics_crawler.safety.secrets import (
     REDACTED,
     LogRedaction,
     MediumCookieMiddleware,
@@ -231,6 +231,6 @@ def test_a_crawl_sends_the_session_but_never_logs_or_stores_it(
     ],
 )
 def test_recorded_command_lines_carry_no_secret(arguments: list[str], expected: list[str]) -> None:
-    from topics_crawler.secrets import redact_arguments
+    from topics_crawler.safety.secrets import redact_arguments
 
     assert redact_arguments(arguments) == expected

@@ -11,8 +11,8 @@ from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.addons.replay import CanonicalCacheStorage, RecordReplay
-from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
+from topics_crawler.replay.addon import CanonicalCacheStorage, RecordReplay
+from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 
 
 def settings_for(mode: str, folder: Path) -> Settings:

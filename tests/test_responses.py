@@ -30,7 +30,7 @@ from topics_crawler.graphql.post_responses import (
     responses_body,
     responses_variables,
 )
-from topics_crawler.graphql.responses_reader import (
+from topics_crawler.graphql.post_responses_reader import (
     ResponsesFailure,
     ResponsesPage,
     read_responses,

@@ -1,7 +1,7 @@
 """A JOBDIR crawl SIGKILLed while the scheduler's gate holds a retry, then run again.
 
 One story page answers its first request with a 503 and ``Retry-After``: the retry
-waits in the not-before gate (:mod:`topics_crawler.not_before`) for several seconds,
+waits in the not-before gate (:mod:`topics_crawler.scheduling.not_before`) for several seconds,
 and the host is paused with it. The crawl is killed in that window, once the log
 shows the retry and the journal on disk holds it; the same command then finishes the
 job: the held page is fetched (after its not-before time), its story is in the output

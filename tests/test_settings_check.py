@@ -12,7 +12,7 @@ from scrapy.settings import BaseSettings
 from scrapy.utils.project import get_project_settings
 
 from tests.crawl_helpers import ROOT
-from topics_crawler.settings_check import RULES, settings_error
+from topics_crawler.commands.settings_check import RULES, settings_error
 
 BLOCKER = "{blocker}"  # replaced by a path under a regular file: never writable, even as root
 

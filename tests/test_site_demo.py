@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.site import demo
-from topics_crawler.exporters import records_of
+from topics_crawler.output.exporters import records_of
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:

@@ -115,7 +115,7 @@ def main(argv: list[str]) -> None:
         "SCHEDULER_PRIORITY_QUEUE": (
             "scrapy.pqueues.ScrapyPriorityQueue"
             if mode == ["plain"]
-            else "topics_crawler.not_before.NotBeforePriorityQueue"
+            else "topics_crawler.scheduling.not_before.NotBeforePriorityQueue"
         ),
     }
     if mode == ["journal"]:

@@ -20,13 +20,13 @@ LOG_LEVEL = os.environ.get("TOPICS_CRAWLER_LOG_LEVEL", "INFO")
 # Every add-on, downloader middleware and extension, each dict assigned once here; the
 # settings each one reads live in its section below.
 ADDONS = {
-    "topics_crawler.addons.replay.RecordReplay": 100,  # Record and replay
+    "topics_crawler.replay.addon.RecordReplay": 100,  # Record and replay
     "topics_crawler.dataset.DatasetAddon": 500,  # Feeds and dataset
-    "topics_crawler.addons.distributed.DistributedAddon": 700,  # Distributed
-    "topics_crawler.addons.resume.CrashSafeResume": 710,  # Distributed (JOBDIR)
+    "topics_crawler.distributed.addon.DistributedAddon": 700,  # Distributed
+    "topics_crawler.resume.addon.CrashSafeResume": 710,  # Distributed (JOBDIR)
 }
 DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
-    "topics_crawler.middlewares.link_safety.LinkSafetyMiddleware": 50,  # Reliability
+    "topics_crawler.safety.links.LinkSafetyMiddleware": 50,  # Reliability
     # Debugging: scrapy parse/shell requests get the entity kind a crawl's would carry.
     "topics_crawler.middlewares.entity_kind.EntityKindMiddleware": 80,
     # Medium mirror; before robots.txt (100): mirrored URLs obey the mirror's own robots.txt.
@@ -35,14 +35,14 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "topics_crawler.middlewares.retry_after.RetryAfterMiddleware": 550,
     # Reliability: a lookup the resolver refused fails as UnsafeUrl before retry sees it.
-    "topics_crawler.middlewares.link_safety.RefusedAddressMiddleware": 560,
+    "topics_crawler.safety.links.RefusedAddressMiddleware": 560,
     "topics_crawler.middlewares.rate.AdaptiveRateMiddleware": 565,  # Politeness
     "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
     "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
-    "topics_crawler.secrets.MediumCookieMiddleware": 720,  # Reliability
+    "topics_crawler.safety.secrets.MediumCookieMiddleware": 720,  # Reliability
 }
 EXTENSIONS: dict[str, int | None] = {
-    "topics_crawler.secrets.LogRedaction": 0,  # Reliability
+    "topics_crawler.safety.secrets.LogRedaction": 0,  # Reliability
     "scrapy.extensions.logstats.LogStats": None,  # Progress: replaced by CrawlProgress
     "topics_crawler.extensions.progress.CrawlProgress": 500,  # Progress and stats
     "topics_crawler.extensions.failures.FailureLog": 700,  # Reliability
@@ -81,7 +81,7 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4
 # items keep canonical https://medium.com URLs.
 MEDIUM_BASE_URL = os.environ.get("MEDIUM_BASE_URL", "https://medium.com")
 
-REQUEST_FINGERPRINTER_CLASS = "topics_crawler.fingerprint.CanonicalUrlFingerprinter"
+REQUEST_FINGERPRINTER_CLASS = "topics_crawler.scheduling.fingerprint.CanonicalUrlFingerprinter"
 
 # --- Progress and stats ----------------------------------------------------------
 LOGSTATS_INTERVAL = 60.0  # seconds between progress lines in the log
@@ -92,7 +92,7 @@ STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
 
 # --- Record and replay -------------------------------------------------------------
 # -s REPLAY_MODE=record stores every response under REPLAY_DIR; -s REPLAY_MODE=replay
-# re-runs the parsers on them with no network (see topics_crawler/addons/replay.py).
+# re-runs the parsers on them with no network (see topics_crawler/replay/addon.py).
 REPLAY_MODE = "off"
 REPLAY_DIR = ".scrapy/replay"
 HTTPCACHE_GZIP = True
@@ -102,22 +102,23 @@ HTTPCACHE_GZIP = True
 # zstd, one row group per PARQUET_ROW_GROUP_SIZE rows) and CSV with lists/dicts as JSON
 # text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
-# The seen-set of requests on disk (memory flat in crawl size; topics_crawler/dupefilter.py).
-DUPEFILTER_CLASS = "topics_crawler.dupefilter.DiskDupeFilter"
+# The seen-set of requests on disk (memory flat in crawl size;
+# topics_crawler/scheduling/dupefilter.py).
+DUPEFILTER_CLASS = "topics_crawler.scheduling.dupefilter.DiskDupeFilter"
 # Not-yet-due requests (a retry's backoff or Retry-After, a rate-limited host) wait in the
 # scheduler, not in a download slot where they would hold CONCURRENT_REQUESTS
-# (topics_crawler/not_before.py; the JOBDIR and Redis schedulers use the same gate).
-SCHEDULER_PRIORITY_QUEUE = "topics_crawler.not_before.NotBeforePriorityQueue"
+# (topics_crawler/scheduling/not_before.py; the JOBDIR and Redis schedulers use the same gate).
+SCHEDULER_PRIORITY_QUEUE = "topics_crawler.scheduling.not_before.NotBeforePriorityQueue"
 SCHEDULER_HELD_MAX = 1000  # requests held aside at most (past it the queue waits)
 # Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
-# journal flushes at each checkpoint (topics_crawler/feeds.py).
+# journal flushes at each checkpoint (topics_crawler/output/feeds.py).
 FEED_STORAGES = {
-    "": "topics_crawler.feeds.CheckedFileFeedStorage",
-    "file": "topics_crawler.feeds.CheckedFileFeedStorage",
+    "": "topics_crawler.output.feeds.CheckedFileFeedStorage",
+    "file": "topics_crawler.output.feeds.CheckedFileFeedStorage",
 }
 FEED_EXPORTERS = {
-    "parquet": "topics_crawler.exporters.ParquetItemExporter",
-    "csv": "topics_crawler.exporters.CsvItemExporter",
+    "parquet": "topics_crawler.output.exporters.ParquetItemExporter",
+    "csv": "topics_crawler.output.exporters.CsvItemExporter",
 }
 PARQUET_ROW_GROUP_SIZE = 10_000
 PARQUET_COMPRESSION = "zstd"
@@ -189,11 +190,11 @@ HEALTH_COVERAGE_MIN_PAGES = 1
 # Scrapy's telnet console and remote-control HTTP server both run code: off unless
 # switched on; then they listen on 127.0.0.1 only and the telnet console needs
 # TELNETCONSOLE_PASSWORD (a generated one would be written to the log). Every fetched
-# host is checked after DNS resolution (topics_crawler/resolver.py); tldextract uses
+# host is checked after DNS resolution (topics_crawler/safety/resolver.py); tldextract uses
 # its bundled public suffix list and never downloads one (topics_crawler/__init__.py).
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
-TWISTED_DNS_RESOLVER = "topics_crawler.resolver.SafeAddressResolver"
+TWISTED_DNS_RESOLVER = "topics_crawler.safety.resolver.SafeAddressResolver"
 LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fetched
 
 # --- Tag history (GraphQL) ---
@@ -244,7 +245,7 @@ PLAYWRIGHT_ABORT_REQUEST = "topics_crawler.browser.actions.abort_heavy_resource"
 # -s REDIS_URL=redis://host:6379/0 (or the REDIS_URL environment variable): every worker
 # started with the same command shares one request queue, seen-set and item dedupe state
 # in Redis under REDIS_KEY_PREFIX; workers stop once the queue has stayed empty with all
-# of them idle for DISTRIBUTED_IDLE_CLOSE seconds (topics_crawler/addons/distributed.py).
+# of them idle for DISTRIBUTED_IDLE_CLOSE seconds (topics_crawler/distributed/addon.py).
 # Without REDIS_URL nothing about Redis is loaded.
 REDIS_URL = os.environ.get("REDIS_URL")
 REDIS_KEY_PREFIX = "topics_crawler"
@@ -258,6 +259,6 @@ DISTRIBUTED_WORKER_TIMEOUT = 15.0
 DISTRIBUTED_CHECKPOINT_INTERVAL = 1.0
 DISTRIBUTED_STATE_DIR = ".scrapy/distributed"
 DISTRIBUTED_RESTART = False
-# -s JOBDIR=crawls/<name>: a crash-safe job (topics_crawler/addons/resume.py): killed at
+# -s JOBDIR=crawls/<name>: a crash-safe job (topics_crawler/resume/addon.py): killed at
 # any moment, even with SIGKILL, the same command resumes it; feeds must append (-o).
 RESUME_CHECKPOINT_INTERVAL = 0.5  # seconds between journal commits (work a kill may redo)

@@ -8,7 +8,7 @@
 
 ``host_paused``: the server asked a whole host to wait (a 429, a ``Retry-After``, a
 challenge page). Sent with ``slot`` (the download slot key: the host) and ``until``
-(epoch seconds); the scheduler's :class:`~topics_crawler.not_before.NotBeforeGate`
+(epoch seconds); the scheduler's :class:`~topics_crawler.scheduling.not_before.NotBeforeGate`
 holds that host's requests until then.
 """
 

@@ -8,12 +8,12 @@ private address, or to a host name that resolves to one — with the same except
 mirror's exact ``host:port`` (``MEDIUM_BASE_URL``). Each refusal is counted
 (``safety/refused/browser``) and logged with its URL. Which *hosts* a page may
 load from is not limited (Medium's pages load from several CDNs); the URL of the
-page itself passed :mod:`topics_crawler.middlewares.link_safety` before the
+page itself passed :mod:`topics_crawler.safety.links` before the
 browser got it.
 
 Chromium resolves the name again when it connects, so a name whose address
 changes between the two lookups (DNS rebinding) is not caught here; requests
-over plain HTTP go through :mod:`topics_crawler.resolver`, which has no such gap.
+over plain HTTP go through :mod:`topics_crawler.safety.resolver`, which has no such gap.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from topics_crawler.middlewares.link_safety import DEFAULT_PORTS, mirror_netloc
-from topics_crawler.resolver import is_public_address
+from topics_crawler.safety.links import DEFAULT_PORTS, mirror_netloc
+from topics_crawler.safety.resolver import is_public_address
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -6,7 +6,7 @@ process exists, so a typo in ``-a`` (or in the spider name) prints one error
 line — no traceback, no Scrapy start-up banner — and never half-starts a crawl.
 
 Every setting the project reads is checked the same way
-(:mod:`topics_crawler.settings_check`): ``-s RENDER_MODE=sometimes`` or an
+(:mod:`topics_crawler.commands.settings_check`): ``-s RENDER_MODE=sometimes`` or an
 unwritable ``JOBDIR`` is one error line and exit status 2.
 
 Add-ons with a ``preflight(settings)`` check (dataset directory writable, Redis
@@ -36,10 +36,10 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
+from topics_crawler.commands.settings_check import settings_error
 from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted
-from topics_crawler.exporters import ParquetItemExporter
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
-from topics_crawler.settings_check import settings_error
+from topics_crawler.output.exporters import ParquetItemExporter
 
 if TYPE_CHECKING:
     import argparse

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from topics_crawler.dataset.layout import ENTITIES, Entity
-from topics_crawler.exporters import arrow_schema
-from topics_crawler.fields import specs_of
+from topics_crawler.items.fields import specs_of
+from topics_crawler.output.exporters import arrow_schema
 
 CARD_NAME = "README.md"
 _ROW_OF = {

@@ -4,7 +4,7 @@ move together from one consistent version to the next, or not at all.
 1. **Write** each entity file anew beside the old one (``.stories.parquet.next`` and
    ``.stories.jsonl.next``): the existing rows are streamed row group by row group; a
    row whose entity the crawl staged is merged into the staged row
-   (:func:`~topics_crawler.merge.merge_records`: the richer value of each
+   (:func:`~topics_crawler.items.merge.merge_records`: the richer value of each
    field wins, so a card-only sighting never wipes what a page gave), the others are
    copied; the staged rows follow. Memory holds one row group, whatever the sizes.
    The JSONL twin is written from the same rows. Then the new ``manifest.json`` and the
@@ -40,8 +40,7 @@ from topics_crawler.dataset.card import CARD_NAME, render_card
 from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME, Entity
 from topics_crawler.dataset.manifest import SCHEMA_VERSION, build_manifest
 from topics_crawler.dataset.stage import Stage, global_state_path
-from topics_crawler.dedupe_state import SqliteDedupeState
-from topics_crawler.exporters import (
+from topics_crawler.output.exporters import (
     DEFAULT_COMPRESSION,
     DEFAULT_ROW_GROUP_SIZE,
     arrow_schema,
@@ -50,6 +49,7 @@ from topics_crawler.exporters import (
     mapping_entries,
     records_of,
 )
+from topics_crawler.pipelines.dedupe_state import SqliteDedupeState
 
 logger = logging.getLogger(__name__)
 

@@ -37,8 +37,8 @@ from topics_crawler.dataset.layout import ENTITIES, STAGING_NAME
 from topics_crawler.dataset.manifest import check_schema_version
 from topics_crawler.dataset.stage import STAGE_NAME, Stage
 from topics_crawler.errors import record_write_failure
-from topics_crawler.exporters import DEFAULT_ROW_GROUP_SIZE
 from topics_crawler.items import record_of
+from topics_crawler.output.exporters import DEFAULT_ROW_GROUP_SIZE
 
 logger = logging.getLogger(__name__)
 

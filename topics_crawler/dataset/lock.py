@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from topics_crawler.dataset.errors import DatasetError
-from topics_crawler.secrets import redact_arguments
+from topics_crawler.safety.secrets import redact_arguments
 
 logger = logging.getLogger(__name__)
 

@@ -24,10 +24,10 @@ from typing import Any, Self
 
 from scrapy.settings import BaseSettings
 
-from topics_crawler.dedupe_state import STATE_SUBPATH
 from topics_crawler.items import entity_keys
-from topics_crawler.merge import merge_records
-from topics_crawler.sqlite_files import open_sqlite
+from topics_crawler.items.merge import merge_records
+from topics_crawler.pipelines.dedupe_state import STATE_SUBPATH
+from topics_crawler.utils.sqlite import open_sqlite
 
 STAGE_NAME = "stage.sqlite"
 _SCHEMA = (

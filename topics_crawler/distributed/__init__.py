@@ -1,6 +1,6 @@
 """Distributed crawling on a shared Redis (scrapy-redis): queue, seen-set, item dedupe, workers.
 
-Loaded only when ``REDIS_URL`` is set (see :mod:`topics_crawler.addons.distributed`).
+Loaded only when ``REDIS_URL`` is set (see :mod:`topics_crawler.distributed.addon`).
 Every worker runs the same command; they share, under ``<REDIS_KEY_PREFIX>:``
 (``topics_crawler`` unless set; give two separate crawls on one Redis two prefixes):
 

@@ -4,7 +4,7 @@
 changes three things:
 
 * fingerprints come from the crawler's fingerprinter
-  (:class:`~topics_crawler.fingerprint.CanonicalUrlFingerprinter`), not scrapy-redis's
+  (:class:`~topics_crawler.scheduling.fingerprint.CanonicalUrlFingerprinter`), not scrapy-redis's
   own SHA1 of the URL, so the shared seen-set agrees with ``JOBDIR``, the HTTP cache
   and the dedupe of a single-process crawl;
 * a lost Redis stops the worker with one error line (reason ``redis_lost``)
@@ -54,7 +54,7 @@ from topics_crawler.distributed.local_state import (
 )
 from topics_crawler.distributed.marker import join_crawl
 from topics_crawler.distributed.workers import worker_id
-from topics_crawler.not_before import NotBeforeGate
+from topics_crawler.scheduling.not_before import NotBeforeGate
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -27,8 +27,8 @@ from typing import IO, TYPE_CHECKING, Any, Self
 from scrapy import Spider, signals
 from scrapy.settings import BaseSettings
 
-from topics_crawler.normalize import format_timestamp
-from topics_crawler.sidecar import sidecar_path
+from topics_crawler.items.values import format_timestamp
+from topics_crawler.output.sidecar import sidecar_path
 from topics_crawler.signals import page_failed
 
 if TYPE_CHECKING:

@@ -2,14 +2,13 @@
 over plain HTTP.
 
 * :mod:`.tag_archive`: the ``TagArchiveFeedQuery`` operation, variables and body.
-* :mod:`.response`: strict validation of a response into a page or a failure reason.
+* :mod:`.tag_archive_reader`: strict validation of a response into a page or a failure reason.
 * :mod:`.listing`: a page's ``Post`` nodes as partial items and links.
 """
 
 from __future__ import annotations
 
 from topics_crawler.graphql.listing import archive_result
-from topics_crawler.graphql.response import ArchiveFailure, ArchivePage, read_archive_response
 from topics_crawler.graphql.tag_archive import (
     GRAPHQL_URL,
     MAX_PAGE_SIZE,
@@ -20,6 +19,11 @@ from topics_crawler.graphql.tag_archive import (
     TimeRange,
     tag_archive_body,
     tag_archive_operation,
+)
+from topics_crawler.graphql.tag_archive_reader import (
+    ArchiveFailure,
+    ArchivePage,
+    read_archive_response,
 )
 
 __all__ = [

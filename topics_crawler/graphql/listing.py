@@ -9,9 +9,9 @@ every listed post (:func:`~topics_crawler.pages._posts.listing_story`,
 
 from __future__ import annotations
 
-from topics_crawler.graphql.response import ArchivePage
+from topics_crawler.graphql.tag_archive_reader import ArchivePage
 from topics_crawler.items import Item
-from topics_crawler.normalize import unique
+from topics_crawler.items.values import unique
 from topics_crawler.pages._entities import author_from_user, publication_from_collection
 from topics_crawler.pages._posts import listing_story
 from topics_crawler.pages._result import PageResult, unique_links

@@ -17,7 +17,7 @@ responses, so one request brings whole threads. The next page passes
 Medium's data model as the captures show it (``Post``, ``postResponses``,
 ``inResponseToPostResult``, ``PagingOptions {limit, to}``); **no real response body
 of this operation was available to check against** (see docs/responses.md), so
-:mod:`topics_crawler.graphql.responses_reader` checks every response strictly.
+:mod:`topics_crawler.graphql.post_responses_reader` checks every response strictly.
 """
 
 from __future__ import annotations

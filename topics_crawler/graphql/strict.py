@@ -10,8 +10,8 @@ Every reader walks the answer through the state reader's
 :class:`~topics_crawler.pages.state.Node` accessors (references followed, a field found
 whatever its arguments, nothing indexed raw): :func:`first_result_node`, then
 :func:`required` / :func:`required_node` / :func:`required_list` / :func:`optional_node`
-(the tag archive, responses and author archive readers: :mod:`.response`,
-:mod:`.responses_reader`, :mod:`topics_crawler.author_archive`)::
+(the tag archive, responses and author archive readers: :mod:`.tag_archive_reader`,
+:mod:`.post_responses_reader`, :mod:`topics_crawler.graphql.author_archive`)::
 
     try:
         data = required_node(first_result_node(body), "data", "")

@@ -13,7 +13,7 @@ or ``{"kind": "IN_MONTH", "inMonth": {"year": Y, "month": M}}``; ``sortOrder`` i
 previous ``pageInfo.endCursor`` as ``after`` (``""`` on the first page, as the
 web client sends it). The variable shapes are those of requests published in
 public scrapers; no response body was available to verify (see STRUCTURE.md),
-so :mod:`topics_crawler.graphql.response` checks every response strictly.
+so :mod:`topics_crawler.graphql.tag_archive_reader` checks every response strictly.
 """
 
 from __future__ import annotations

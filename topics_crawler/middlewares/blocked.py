@@ -10,7 +10,7 @@ run out the request fails with :class:`Challenge` or :class:`SigninWall`; the sp
 errback turns the exception's name into the failure reason (``challenge`` / ``signin_wall``).
 The retry is returned at once, as every retry is: it carries a not-before time
 (``meta["retry_not_before"]``, ``RETRY_BACKOFF_BASE`` doubled per block) that the
-scheduler's gate honours (:mod:`topics_crawler.not_before`); a challenge also pauses
+scheduler's gate honours (:mod:`topics_crawler.scheduling.not_before`); a challenge also pauses
 the whole host for that long (the ``host_paused`` signal), a sign-in wall only its
 page. Nothing sleeps here.
 A redirect into the sign-in flow usually never gets a response: Medium's
@@ -31,9 +31,9 @@ from scrapy.downloadermiddlewares.retry import get_retry_request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
-from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META, backoff_delay
 from topics_crawler.pages._blocked import Block, BlockReason, detect_block, is_signin_url
+from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.signals import host_paused
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ canonical URL: every response from the mirror is handed back under it.
 The middleware runs early (before robots.txt): a canonical request is
 rescheduled under its mirror URL with ``dont_filter`` (it passed the
 dupefilter already, and its fingerprint stays the canonical one, see
-:mod:`topics_crawler.fingerprint`), so robots.txt, retries, redirects and the
+:mod:`topics_crawler.scheduling.fingerprint`), so robots.txt, retries, redirects and the
 HTTP cache all work on the mirror as on medium.com, and the mirror's own
 robots.txt governs what is fetched from it. A request that is already on the
 mirror host (a redirect inside the mirror, a retry) gets its canonical URL
@@ -25,7 +25,7 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
-from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
+from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.urls import MEDIUM_HOST, MEDIUM_ROOT
 
 if TYPE_CHECKING:

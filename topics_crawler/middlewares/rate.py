@@ -15,7 +15,7 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   is paced by its retry's own backoff (below).
 * **pause the host** until a ``Retry-After`` (capped by ``RETRY_AFTER_MAX``) has
   passed: the server said when to come back, for every request to the host. The
-  ``host_paused`` signal tells the scheduler's gate (:mod:`topics_crawler.not_before`),
+  ``host_paused`` signal tells the scheduler's gate (:mod:`topics_crawler.scheduling.not_before`),
   which holds the host's requests aside until then, so none waits in the downloader
   holding a concurrency slot; the few already in the slot's queue are held by the slot
   (its ``lastseen`` is moved forward). The retried request goes back to the scheduler

@@ -11,7 +11,7 @@ it sent one, else ``RETRY_BACKOFF_BASE`` doubled per attempt up to
 ``RETRY_BACKOFF_MAX``. Like Scrapy's, it returns the retry at once: the request
 goes back to the scheduler and holds no download or concurrency slot while it
 waits; nothing sleeps here. The waiting is the scheduler's: its gate
-(:mod:`topics_crawler.not_before`) hands the retry to the downloader only once its
+(:mod:`topics_crawler.scheduling.not_before`) hands the retry to the downloader only once its
 not-before time has passed, and for a ``Retry-After`` the rate controller
 (:mod:`topics_crawler.middlewares.rate`) pauses the whole host; a backoff (a 5xx, a
 timeout) delays only the retried request. Waits of ``RETRY_AFTER_LONG_WAIT`` seconds

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from topics_crawler.layers import pick
+from topics_crawler.items.layers import pick
 from topics_crawler.pages._completeness import browser_signal, missing_data
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import (

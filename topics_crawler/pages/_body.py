@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from itertools import filterfalse
 
-from topics_crawler.normalize import clean_text
+from topics_crawler.items.values import clean_text
 
 Paragraph = tuple[str, str]
 

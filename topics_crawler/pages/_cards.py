@@ -10,7 +10,7 @@ Two layers describe the same card:
   :mod:`topics_crawler.pages.state`; :func:`~topics_crawler.pages._posts.listing_story`)
   give ids, exact timestamps and counts.
 
-:func:`parse_cards` combines them per field with :func:`~topics_crawler.layers.pick_paired`.
+:func:`parse_cards` combines them per field with :func:`~topics_crawler.items.layers.pick_paired`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import lxml.html
 from lxml import etree
 
 from topics_crawler.items import Story
-from topics_crawler.layers import pick_paired
-from topics_crawler.normalize import clean_text, parse_count, parse_timestamp, unique
+from topics_crawler.items.layers import pick_paired
+from topics_crawler.items.values import clean_text, parse_count, parse_timestamp, unique
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._posts import listing_story
 from topics_crawler.pages._result import unique_links

@@ -19,7 +19,7 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
-from topics_crawler.normalize import format_timestamp
+from topics_crawler.items.values import format_timestamp
 from topics_crawler.pages._result import FetchAgain
 from topics_crawler.pages._state import ApolloState
 from topics_crawler.pages.state import (

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from topics_crawler.items import Author, Publication
-from topics_crawler.normalize import clean_text, parse_count
+from topics_crawler.items.values import clean_text, parse_count
 from topics_crawler.pages._state import ApolloState
 from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import author_url, publication_url

@@ -13,7 +13,7 @@ from typing import Any
 
 import lxml.html
 
-from topics_crawler.normalize import clean_text, parse_count
+from topics_crawler.items.values import clean_text, parse_count
 
 #: ``12K followers``, ``1,204 Followers``, ``5 following``; the whole text of one element.
 FOLLOW_TEXT_RE = re.compile(

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from topics_crawler.items import Author, Publication, Story
-from topics_crawler.normalize import clean_text, parse_count, parse_timestamp, tag_slug, unique
+from topics_crawler.items.values import clean_text, parse_count, parse_timestamp, tag_slug, unique
 from topics_crawler.pages._entities import (
     author_from_user,
     lower_id,

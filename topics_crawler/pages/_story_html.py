@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
-from topics_crawler.normalize import (
+from topics_crawler.items.values import (
     clean_text,
     parse_count,
     parse_reading_time,
@@ -193,7 +193,7 @@ def legacy_markup_layer(doc: Document) -> dict[str, Any]:
 
 #: The layers below JSON-LD, in order, with the fields each can give: they read only the
 #: tree and the meta tags (no notes), so one whose fields the better layers all filled is
-#: not run — :func:`~topics_crawler.layers.pick` would take none of its values.
+#: not run — :func:`~topics_crawler.items.layers.pick` would take none of its values.
 HTML_LAYERS: tuple[tuple[frozenset[str], Callable[[Document], dict[str, Any]]], ...] = (
     (frozenset({"title"}), legacy_markup_layer),
     (META_FIELDS, meta_layer),

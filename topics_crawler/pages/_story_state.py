@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from topics_crawler.items import Author, Publication
-from topics_crawler.normalize import clean_text, parse_count, parse_timestamp, tag_slug, unique
+from topics_crawler.items.values import clean_text, parse_count, parse_timestamp, tag_slug, unique
 from topics_crawler.pages._body import count_words, render_paragraphs
 from topics_crawler.pages._entities import (
     author_from_legacy_user,

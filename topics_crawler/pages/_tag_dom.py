@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import lxml.html
 from lxml import etree
 
-from topics_crawler.normalize import clean_text, parse_count
+from topics_crawler.items.values import clean_text, parse_count
 from topics_crawler.pages._cards import Card, PageLinks
 from topics_crawler.urls import MediumLink
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from topics_crawler.normalize import clean_text, parse_count, tag_slug, unique
+from topics_crawler.items.values import clean_text, parse_count, tag_slug, unique
 from topics_crawler.pages._entities import lower_id
 from topics_crawler.pages._posts import listed_posts
 from topics_crawler.pages.state import Call, Node, State, kind_of

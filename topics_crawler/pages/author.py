@@ -25,8 +25,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, fill_missing, item_to_dict
-from topics_crawler.layers import pick_paired
-from topics_crawler.normalize import clean_text
+from topics_crawler.items.layers import pick_paired
+from topics_crawler.items.values import clean_text
 from topics_crawler.pages._cards import parse_cards
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._entities import (

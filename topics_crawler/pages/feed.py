@@ -18,7 +18,7 @@ import lxml.html
 from lxml import etree
 
 from topics_crawler.items import Author, Item, Publication, Story
-from topics_crawler.normalize import clean_text, parse_timestamp, tag_slug, unique
+from topics_crawler.items.values import clean_text, parse_timestamp, tag_slug, unique
 from topics_crawler.pages._body import Paragraph, render_paragraphs
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._markdown_dom import fragment_blocks

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Item, Story, TagPage
-from topics_crawler.normalize import clean_text, tag_slug, unique
+from topics_crawler.items.values import clean_text, tag_slug, unique
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._entities import author_from_user, publication_from_collection
 from topics_crawler.pages._posts import listed_posts, listing_story

@@ -18,7 +18,7 @@ from dataclasses import fields
 from typing import Any
 
 from topics_crawler.items import Item, Publication, Story
-from topics_crawler.layers import pick, pick_paired
+from topics_crawler.items.layers import pick, pick_paired
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._story_html import (

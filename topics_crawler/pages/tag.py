@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
-from topics_crawler.layers import pick_paired
-from topics_crawler.normalize import clean_text, tag_slug, unique
+from topics_crawler.items.layers import pick_paired
+from topics_crawler.items.values import clean_text, tag_slug, unique
 from topics_crawler.pages._cards import Card, PageLinks, parse_cards
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._entities import (

@@ -4,7 +4,7 @@ From one parsed :class:`~topics_crawler.items.TagPage`: ``related`` edges to its
 tags, ``parent`` edges to the topics of its breadcrumb, ``subtopic`` edges to its
 "Explore recommended reads" clusters and ``writer`` edges to its top writers, each with
 its rank on the page. Parent topics and clusters are shown by name only; their ``to`` is
-the slug of that name (:func:`~topics_crawler.normalize.tag_slug`), the name is kept in
+the slug of that name (:func:`~topics_crawler.items.values.tag_slug`), the name is kept in
 ``to_name``. Pure: a tag page in, edges out.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from topics_crawler.items import TagEdge, TagPage
-from topics_crawler.normalize import clean_text, tag_slug
+from topics_crawler.items.values import clean_text, tag_slug
 
 
 def tag_edges(page: TagPage) -> list[TagEdge]:

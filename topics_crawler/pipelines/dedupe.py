@@ -2,7 +2,7 @@
 
 Keys: ``story_id``; ``author_id`` or ``username``; ``publication_id`` or ``slug``;
 ``tag`` (an author seen once by id and once by username is one entity when some
-arrival carries both). Merge rules: :mod:`topics_crawler.merge`.
+arrival carries both). Merge rules: :mod:`topics_crawler.items.merge`.
 
 Streaming contract, within one run:
 
@@ -11,7 +11,7 @@ Streaming contract, within one run:
   (``dedupe/merged/<type>``); the dataset writer keeps the last record per key;
 * a later arrival that adds nothing is dropped (``dedupe/duplicate/<type>``).
 
-Across runs (:mod:`topics_crawler.dedupe_state`): an arrival whose content hash
+Across runs (:mod:`topics_crawler.pipelines.dedupe_state`): an arrival whose content hash
 (normalised record without ``scraped_at``) the previous run already recorded for
 the key is dropped as ``dedupe/unchanged/<type>`` — unless this run has already
 emitted the entity, in which case the in-run rules above apply, so the last
@@ -31,7 +31,6 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from topics_crawler.dedupe_state import DedupeState, open_dedupe_state
 from topics_crawler.items import (
     ITEM_CLASSES,
     ITEM_TYPES,
@@ -40,11 +39,12 @@ from topics_crawler.items import (
     item_from_dict,
     record_of,
 )
-from topics_crawler.merge import (
+from topics_crawler.items.merge import (
     content_hash,
     merge_records,
 )
 from topics_crawler.pipelines._entity_store import Entity, EntityStore
+from topics_crawler.pipelines.dedupe_state import DedupeState, open_dedupe_state
 
 
 class DedupePipeline:

@@ -1,11 +1,11 @@
 """Normalize pipeline: items from elsewhere into their documented format.
 
-The parsers build items normalized (the normalisers of :mod:`topics_crawler.normalize`
+The parsers build items normalized (the normalisers of :mod:`topics_crawler.items.values`
 applied where each value is read); those pass through untouched. A dict with the same
 keys, or another item object, leaves as the matching
 dataclass with canonical URLs, int counts, float minutes, UTC timestamps,
 NFC-trimmed text and tag slugs. The value normalisers live in
-:mod:`topics_crawler.normalize`; this module only applies them per field.
+:mod:`topics_crawler.items.values`; this module only applies them per field.
 
 A value that cannot be normalised is never silently dropped: when the field
 has a ``*_raw`` companion the field becomes None and the source text goes to
@@ -26,9 +26,9 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from topics_crawler.fields import Kind, kinds, raw_companion
 from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
-from topics_crawler.normalize import (
+from topics_crawler.items.fields import Kind, kinds, raw_companion
+from topics_crawler.items.values import (
     clean_text,
     parse_count,
     parse_reading_time,

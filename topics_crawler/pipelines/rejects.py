@@ -15,8 +15,8 @@ from typing import IO, Any
 
 from scrapy.settings import BaseSettings
 
-from topics_crawler.normalize import format_timestamp
-from topics_crawler.sidecar import sidecar_path
+from topics_crawler.items.values import format_timestamp
+from topics_crawler.output.sidecar import sidecar_path
 
 REJECTS_NAME = "rejects.jsonl"
 

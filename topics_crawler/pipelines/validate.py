@@ -1,8 +1,8 @@
 """Validate pipeline: an item that breaks its documented format is not exported as data.
 
-Each item is checked against its type's field declarations (:mod:`topics_crawler.fields`) (required
-fields, id / URL / timestamp / count formats, known ``item_type``). A
-rejected item is written with its reasons to ``rejects.jsonl`` (see
+Each item is checked against its type's field declarations
+(:mod:`topics_crawler.items.fields`): required fields, id / URL / timestamp / count formats,
+known ``item_type``. A rejected item is written with its reasons to ``rejects.jsonl`` (see
 :mod:`.rejects`), counted as ``validate/rejected/<type>/<reason>`` and dropped
 with a ``DropItem`` whose message (logged by Scrapy) names its URL and reasons.
 
@@ -22,7 +22,8 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from topics_crawler.fields import (
+from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
+from topics_crawler.items.fields import (
     DOMAIN_RE,
     HEX_ID_RE,
     LANGUAGE_RE,
@@ -36,9 +37,8 @@ from topics_crawler.fields import (
     required_groups,
     specs_of,
 )
-from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
-from topics_crawler.layers import is_empty
-from topics_crawler.normalize import tag_slug
+from topics_crawler.items.layers import is_empty
+from topics_crawler.items.values import tag_slug
 from topics_crawler.pipelines.rejects import RejectsWriter, reject_record, rejects_path
 from topics_crawler.urls import canonical_url
 

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 
 from topics_crawler.dataset import ENTITIES, DatasetError, read_manifest
 from topics_crawler.dataset.manifest import check_schema_version
-from topics_crawler.exporters import records_of
+from topics_crawler.output.exporters import records_of
 
 #: Story columns the charts use (the body text is never loaded).
 STORY_COLUMNS = (

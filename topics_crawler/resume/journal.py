@@ -9,7 +9,7 @@ from typing import Self
 
 from scrapy.settings import BaseSettings
 
-from topics_crawler.sqlite_files import open_sqlite
+from topics_crawler.utils.sqlite import open_sqlite
 
 JOURNAL_NAME = "journal.sqlite"
 _SCHEMA = (

@@ -28,9 +28,9 @@ from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.request import request_from_dict
 
 from topics_crawler.errors import record_write_failure
-from topics_crawler.feeds import open_feed_files
-from topics_crawler.not_before import NotBeforeGate
+from topics_crawler.output.feeds import open_feed_files
 from topics_crawler.resume.journal import CrawlJournal
+from topics_crawler.scheduling.not_before import NotBeforeGate
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -153,7 +153,7 @@ class JournalScheduler(BaseScheduler):
             self.crawler.stats.inc_value("resume/checkpoints")
 
     def _flush_feeds(self) -> dict[str, int]:
-        """Flush every open local feed file (:mod:`topics_crawler.feeds`); their sizes."""
+        """Flush every open local feed file (:mod:`topics_crawler.output.feeds`); their sizes."""
         sizes = {}
         for path, file in open_feed_files(self.crawler).items():
             file.flush()

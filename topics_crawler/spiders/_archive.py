@@ -4,8 +4,8 @@ profile's first page, up to N per author, over plain HTTP.
 When an author's profile is parsed, :class:`AuthorArchivePager` reads the paging cursor the
 profile gives (:attr:`PageResult.cursors`, ``listing="author_stories"``) and asks for the next
 page — a GraphQL ``UserArchivePostsQuery`` for a state cursor, ``GET …?format=json`` for a
-stream cursor; :mod:`topics_crawler.author_archive` builds both in one place — then the next,
-until N stories were listed, the archive ends or ``AUTHOR_ARCHIVE_MAX_PAGES`` pages were read.
+stream cursor; :mod:`topics_crawler.graphql.author_archive` builds both in one place — then the
+next, until N stories were listed, the archive ends or ``AUTHOR_ARCHIVE_MAX_PAGES`` pages were read.
 The profile's own first-page stories are followed too. Each listed story is followed like a
 tag page's card (its fingerprint is its identity, so each story is fetched once per crawl).
 
@@ -36,15 +36,15 @@ from scrapy import Request
 from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
 
-from topics_crawler.author_archive import (
+from topics_crawler.graphql import ArchivePage, archive_result
+from topics_crawler.graphql.author_archive import (
     ArchiveReadFailure,
     PageRequest,
     next_page_request,
     read_user_posts,
 )
-from topics_crawler.graphql import ArchivePage, archive_result
 from topics_crawler.items import Author
-from topics_crawler.normalize import format_timestamp
+from topics_crawler.items.values import format_timestamp
 from topics_crawler.pages import ListingCursor, PageResult, parse_page
 from topics_crawler.pages.author import AUTHOR_STORIES
 from topics_crawler.spiders._helpers import carried_state

@@ -25,7 +25,7 @@ render policy, which scrolls the tag page) can take over.
 Listing requests go before the story pages they produce, until more than
 ``QUEUE_AHEAD_PAGES`` pages' worth of requests wait in the scheduler: then the next one
 waits behind them. "Waiting" is what the scheduler itself says
-(:func:`~topics_crawler.queue_length.requests_waiting`, the same for Scrapy's, the
+(:func:`~topics_crawler.scheduling.queue_length.requests_waiting`, the same for Scrapy's, the
 journal and the Redis scheduler; on Redis the shared queue as this worker sees it), read
 when the next listing request is made, before the page's own stories are scheduled; so
 the listing runs at most that bound, plus one page, plus what is being downloaded, ahead
@@ -64,8 +64,8 @@ from topics_crawler.graphql import (
     read_archive_response,
     tag_archive_body,
 )
+from topics_crawler.items.values import format_timestamp
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
-from topics_crawler.normalize import format_timestamp
 from topics_crawler.pages import PageResult
 from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._helpers import carried_state

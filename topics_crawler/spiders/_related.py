@@ -39,7 +39,7 @@ from scrapy import Request
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.items import TagPage
-from topics_crawler.normalize import tag_slug
+from topics_crawler.items.values import tag_slug
 from topics_crawler.spiders._helpers import carried_state
 from topics_crawler.urls import tag_url
 

@@ -6,7 +6,8 @@ one page of top-level responses per request, each with its replies inline, then
 the next page, until N rows (replies count) are taken or the listing ends. A story
 that says it has no responses costs no request.
 
-Every answer is read strictly (:func:`~topics_crawler.graphql.responses_reader.read_responses`).
+Every answer is read strictly
+(:func:`~topics_crawler.graphql.post_responses_reader.read_responses`).
 An unusable answer or a failed request stops that story's responses with a logged
 reason, ``responses/failed/<reason>`` in the stats and a line in ``failures.jsonl``
 (the ``page_failed`` signal, kind ``responses``); the story itself is never touched.
@@ -39,9 +40,9 @@ from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.graphql import GRAPHQL_URL
 from topics_crawler.graphql.post_responses import PAGE_SIZE, REQUEST_HEADERS, responses_body
-from topics_crawler.graphql.responses_reader import ResponsesFailure, read_responses
+from topics_crawler.graphql.post_responses_reader import ResponsesFailure, read_responses
 from topics_crawler.items import Story, StoryResponse
-from topics_crawler.normalize import format_timestamp
+from topics_crawler.items.values import format_timestamp
 from topics_crawler.spiders._helpers import carried_state
 
 #: Request meta key: the story whose responses a request asks for.

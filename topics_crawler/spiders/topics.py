@@ -31,13 +31,13 @@ from scrapy import Request, Spider
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from topics_crawler.fingerprint import CANONICAL_URL_META
 from topics_crawler.items import Author, Item, Publication, Story, TagPage
-from topics_crawler.merge import ENTITY_KEY_META, link_identity, merge_items
+from topics_crawler.items.merge import ENTITY_KEY_META, link_identity, merge_items
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_edges import tag_edges
+from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._archive import AuthorArchivePager, archive_of, page_url
 from topics_crawler.spiders._arguments import (
@@ -381,7 +381,7 @@ class TopicsSpider(Spider):
 
     def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Request]:
         """A request for the entity's page; its fingerprint is the entity's identity
-        (:mod:`topics_crawler.merge`), so the dupefilter lets one request per entity through
+        (:mod:`topics_crawler.items.merge`), so the dupefilter lets one request per entity through
         (aliases of the same story share its id) and the spider keeps no set of its own."""
         meta: dict[str, Any] = {"entity_kind": link.kind}
         identity = link_identity(link.kind, link.key)

@@ -32,7 +32,7 @@ from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
-from topics_crawler.middlewares.link_safety import mirror_netloc
+from topics_crawler.safety.links import mirror_netloc
 from topics_crawler.urls import is_medium_domain
 
 if TYPE_CHECKING:

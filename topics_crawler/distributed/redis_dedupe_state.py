@@ -1,6 +1,6 @@
 """Item dedupe state in Redis, shared by the workers of a distributed crawl.
 
-Same interface as :mod:`topics_crawler.dedupe_state` (key → content hashes): one
+Same interface as :mod:`topics_crawler.pipelines.dedupe_state` (key → content hashes): one
 Redis hash ``<prefix>:items``. A worker's arrival whose hash another worker has
 already stored is dropped by the dedupe pipeline as ``unchanged``, so each
 entity is exported once across workers. The hash lives as long as the crawl (the

@@ -21,7 +21,7 @@ command-line ``HTTPCACHE_STORAGE`` becomes the *inner* storage
 ``Cookie``, ``Authorization`` and ``Proxy-Authorization`` request headers,
 ``Set-Cookie`` response headers, and any other header whose value holds one of
 the project's secrets (``MEDIUM_COOKIE``, ``MEDIUM_SID``…, see
-:mod:`topics_crawler.secrets`) before anything is stored.
+:mod:`topics_crawler.safety.secrets`) before anything is stored.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from scrapy.http import Headers, Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from topics_crawler.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
-from topics_crawler.secrets import redactable, secret_values
+from topics_crawler.safety.secrets import redactable, secret_values
+from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 
 MODES = ("off", "record", "replay")
 #: Request headers never written to disk: they may carry a session (MEDIUM_COOKIE).

@@ -15,7 +15,7 @@ Everything else raises :class:`UnsafeUrl` (the failure reason ``unsafe_url``),
 counted as ``safety/refused/<reason>`` and logged with the URL.
 
 Host *names* are checked once more after DNS resolution, by
-:class:`topics_crawler.resolver.SafeAddressResolver`: a name that resolves to a
+:class:`topics_crawler.safety.resolver.SafeAddressResolver`: a name that resolves to a
 private address fails, and :class:`RefusedAddressMiddleware` (just above the retry middleware)
 fails the request as :class:`UnsafeUrl` (``safety/refused/private_address_dns``). The mirror's exact
 ``host:port`` is the one allowance for a private address — it is what the
@@ -35,7 +35,7 @@ from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
 from twisted.internet.error import DNSLookupError
 
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
-from topics_crawler.resolver import REFUSED
+from topics_crawler.safety.resolver import REFUSED
 from topics_crawler.urls import MAX_URL_LENGTH, MEDIUM_ROOT, is_medium_domain
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ compares each arrival's hash with them to skip entities that did not change.
 Two implementations behind :class:`DedupeState`: :class:`MemoryDedupeState`
 (one process, nothing persisted; the default) and :class:`SqliteDedupeState`
 (a file; what ``DEDUPE_STATE`` / ``DATASET_DIR`` select). The Redis one for
-distributed crawls is :mod:`topics_crawler.distributed.dedupe_state`.
+distributed crawls is :mod:`topics_crawler.distributed.redis_dedupe_state`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Protocol, cast
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from topics_crawler.sqlite_files import open_sqlite
+from topics_crawler.utils.sqlite import open_sqlite
 
 STATE_SUBPATH = Path(".state") / "dedupe.sqlite"
 

@@ -6,7 +6,7 @@
 trimmed and lowercased). Two records are one entity when any key matches. The spider
 puts the key of each entity request in its meta (:data:`ENTITY_KEY_META`), and the
 request fingerprint of such a request is that key's
-(:class:`topics_crawler.fingerprint.CanonicalUrlFingerprinter`): one request per
+(:class:`topics_crawler.scheduling.fingerprint.CanonicalUrlFingerprinter`): one request per
 entity, whatever URL alias a link used, in every dupefilter, journal and seen-set.
 
 Content hashes (:func:`content_hash`) tell the dedupe pipeline what changed.
@@ -41,9 +41,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from topics_crawler.fields import Kind, kinds, raw_companion
 from topics_crawler.items import Item, entity_keys, item_to_dict
-from topics_crawler.layers import is_empty
+from topics_crawler.items.fields import Kind, kinds, raw_companion
+from topics_crawler.items.layers import is_empty
 
 _NOT_DATA = frozenset({"item_type", "scraped_at"})
 #: Request meta key holding the identity key of the entity a request fetches.

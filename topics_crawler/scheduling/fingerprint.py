@@ -6,7 +6,7 @@ has the mirror's URL; its fingerprint must still be that of the canonical
 replay), ``JOBDIR`` resumes and the shared Redis seen-set do not depend on
 where the bytes came from.
 
-A request for an entity page (``meta["entity_key"]``, see :mod:`topics_crawler.merge`)
+A request for an entity page (``meta["entity_key"]``, see :mod:`topics_crawler.items.merge`)
 is fingerprinted by the entity's identity key instead: every URL alias of one story,
 author or publication is one request, so the spider keeps no set of its own.
 """
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Self
 from scrapy import Request
 from scrapy.utils.request import fingerprint
 
-from topics_crawler.merge import ENTITY_KEY_META
+from topics_crawler.items.merge import ENTITY_KEY_META
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

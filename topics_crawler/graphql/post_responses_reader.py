@@ -31,7 +31,7 @@ from topics_crawler.graphql.strict import (
     wrong_typename,
 )
 from topics_crawler.items import StoryResponse
-from topics_crawler.normalize import clean_text, parse_timestamp
+from topics_crawler.items.values import clean_text, parse_timestamp
 from topics_crawler.pages.state import Node, kind_of
 
 FailureReason = Literal[

@@ -4,7 +4,7 @@ Both are registered in ``FEED_EXPORTERS`` (``parquet`` and ``csv``) and work wit
 ``FEEDS`` entry. Column types come from the item dataclass (see :func:`arrow_schema`):
 
 ==============================  ==========================================
-field kind (:mod:`~topics_crawler.fields`)  Parquet column
+field kind (:mod:`~topics_crawler.items.fields`)  Parquet column
 ==============================  ==========================================
 timestamp                       ``timestamp[ms, tz=UTC]`` holding whole
                                 seconds (Parquet has no seconds unit);
@@ -46,8 +46,8 @@ from scrapy.exporters import BaseItemExporter
 from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
 from scrapy.utils.misc import load_object
 
-from topics_crawler.fields import SPEC_KEY, FieldSpec, Kind
 from topics_crawler.items import ITEM_CLASSES
+from topics_crawler.items.fields import SPEC_KEY, FieldSpec, Kind
 
 logger = logging.getLogger(__name__)
 

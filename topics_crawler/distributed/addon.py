@@ -4,7 +4,7 @@
 
 With ``REDIS_URL`` set (setting or environment variable) the crawl uses
 :class:`~topics_crawler.distributed.scheduler.RedisScheduler` (shared queue and
-seen-set), :class:`~topics_crawler.distributed.dedupe_state.RedisDedupeState`
+seen-set), :class:`~topics_crawler.distributed.redis_dedupe_state.RedisDedupeState`
 (items deduplicated across workers),
 :class:`~topics_crawler.distributed.start.SharedStartRequests` (start requests go
 through the shared seen-set),
@@ -27,7 +27,7 @@ from topics_crawler.errors import CrawlNotStarted, check_or_log
 logger = logging.getLogger(__name__)
 
 SCHEDULER = "topics_crawler.distributed.scheduler.RedisScheduler"
-DEDUPE_STATE = "topics_crawler.distributed.dedupe_state.RedisDedupeState"
+DEDUPE_STATE = "topics_crawler.distributed.redis_dedupe_state.RedisDedupeState"
 COORDINATOR = "topics_crawler.distributed.workers.WorkerCoordinator"
 COORDINATOR_PRIORITY = 550
 START_MIDDLEWARE = "topics_crawler.distributed.start.SharedStartRequests"

@@ -1,6 +1,6 @@
 """Items: what one crawl of Medium yields, one dataclass per entity.
 
-Every field is declared once with :func:`~topics_crawler.fields.spec`: its kind
+Every field is declared once with :func:`~topics_crawler.items.fields.spec`: its kind
 (format), whether it is required, whether it identifies the entity, its ``*_raw``
 companion and its description; validation, the merge, the Parquet schema and the
 dataset card read those declarations. A value that a page does not
@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 from itemadapter import ItemAdapter
 
-from topics_crawler.fields import Kind, identity_fields, spec
-from topics_crawler.layers import pick_paired
+from topics_crawler.items.fields import Kind, identity_fields, spec
+from topics_crawler.items.layers import pick_paired
 
 ItemType = Literal["story", "author", "publication", "tag_page", "response", "tag_edge"]
 
@@ -518,10 +518,10 @@ def item_from_dict(data: dict[str, Any]) -> Item:
 def fill_missing(item: Item, other: Item) -> Item:
     """Copy of ``item`` with its empty fields filled from ``other`` (same type).
 
-    The layer picker of one page (:func:`topics_crawler.layers.pick_paired`): inside a
+    The layer picker of one page (:func:`topics_crawler.items.layers.pick_paired`): inside a
     parser, what one part of the page gave fills the gaps of another; the page's values
     win. Records of one entity from different pages or runs are merged by
-    :func:`topics_crawler.merge.merge_items` instead. A ``*_raw`` field travels
+    :func:`topics_crawler.items.merge.merge_items` instead. A ``*_raw`` field travels
     with its value: it is taken from ``other`` only together with that value.
     """
     if type(item) is not type(other):

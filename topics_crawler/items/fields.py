@@ -36,7 +36,7 @@ class Kind(Enum):
     SLUG = "slug"
     """Lowercase publication slug."""
     TAG = "tag"
-    """Tag slug (:func:`topics_crawler.normalize.tag_slug`), also from a display name."""
+    """Tag slug (:func:`topics_crawler.items.values.tag_slug`), also from a display name."""
     DOMAIN = "domain"
     """Lowercase host name."""
     LANGUAGE = "language"
@@ -132,7 +132,7 @@ def _specs(item_class: type) -> dict[str, FieldSpec]:
 
 def _class_of(item_type: str) -> type:
     # the item classes are declared with this module, so they are looked up on use
-    from topics_crawler.items import ITEM_CLASSES  # noqa: PLC0415
+    from topics_crawler.items.classes import ITEM_CLASSES  # noqa: PLC0415
 
     return ITEM_CLASSES[item_type]
 

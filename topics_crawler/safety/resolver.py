@@ -3,14 +3,14 @@
 Installed with ``TWISTED_DNS_RESOLVER`` (Scrapy's public hook for the resolver
 its downloader connects through), so the check sees the address actually
 connected to — for every request, redirects included, after the URL checks of
-:mod:`topics_crawler.middlewares.link_safety` (which cover literal addresses,
+:mod:`topics_crawler.safety.links` (which cover literal addresses,
 schemes and ports). A name resolving to a loopback, private, link-local
 (cloud metadata: 169.254.169.254), carrier-grade NAT, reserved, multicast or
 unspecified address fails the download with :class:`UnsafeAddress` (failure
 ``safety/refused/private_address_dns``, never retried), whatever the name —
 ``medium.com`` included. Twisted reports any failed lookup to the connecting
 code as a plain "DNS lookup failed", so the refused names are also kept in
-:data:`REFUSED` for :class:`~topics_crawler.middlewares.link_safety.RefusedAddressMiddleware`,
+:data:`REFUSED` for :class:`~topics_crawler.safety.links.RefusedAddressMiddleware`,
 which turns those failures into refusals before the retry middleware sees them.
 
 The one exception is the configured mirror: the host of ``MEDIUM_BASE_URL``

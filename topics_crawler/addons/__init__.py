@@ -1,1 +1,0 @@
-"""Scrapy add-ons: settings bundles switched on by one setting."""

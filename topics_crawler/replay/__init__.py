@@ -1,0 +1,1 @@
+"""Record a crawl's responses once, replay the parsers on them offline (:mod:`.addon`)."""

@@ -1,0 +1,1 @@
+"""Small helpers several features share (as in ``scrapy.utils``)."""
