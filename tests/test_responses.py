@@ -27,13 +27,11 @@ from topics_crawler.graphql.post_responses import (
     PAGE_SIZE,
     QUERY,
     REPLY_DEPTH,
-    responses_body,
-    responses_variables,
-)
-from topics_crawler.graphql.post_responses_reader import (
     ResponsesFailure,
     ResponsesPage,
     read_responses,
+    responses_body,
+    responses_variables,
 )
 from topics_crawler.items import Story, StoryResponse
 from topics_crawler.pages._document import Document

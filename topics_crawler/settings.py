@@ -202,7 +202,8 @@ LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fe
 # (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP; see topics_crawler/spiders/_history.py.
 HISTORY_PAGE_SIZE = 100  # posts per listing request (the endpoint's maximum)
 HISTORY_MAX_PAGES = 1000  # listing requests per tag at most (100,000 stories), never loops
-# -a author_stories=N pages each followed author's archive (topics_crawler/spiders/_archive.py).
+# -a author_stories=N pages each followed author's archive
+# (topics_crawler/spiders/_author_archive.py).
 AUTHOR_ARCHIVE_MAX_PAGES = 200  # archive requests per author at most, never loops
 
 # --- Browser ---------------------------------------------------------------------

@@ -1,9 +1,12 @@
-"""Medium's GraphQL endpoint (``POST /_/graphql``): the tag archive feed, for deep paging
-over plain HTTP.
+"""Medium's GraphQL endpoint (``POST /_/graphql``): one operation per module, each with the
+strict reader of its answer.
 
-* :mod:`.tag_archive`: the ``TagArchiveFeedQuery`` operation, variables and body.
-* :mod:`.tag_archive_reader`: strict validation of a response into a page or a failure reason.
-* :mod:`.listing`: a page's ``Post`` nodes as partial items and links.
+* :mod:`.tag_archive`: ``TagArchiveFeedQuery`` (a tag's archive feed, deep paging over plain
+  HTTP) and the reading of its answer into a page or a failure reason.
+* :mod:`.post_responses`: ``PostResponsesQuery`` (a story's responses with their threads).
+* :mod:`.author_archive`: ``UserArchivePostsQuery`` and the stream cursor (an author's archive).
+* :mod:`.listing`: an archive page's ``Post`` nodes as partial items and links.
+* :mod:`.strict`: the strict reader the three share.
 """
 
 from __future__ import annotations
@@ -15,15 +18,13 @@ from topics_crawler.graphql.tag_archive import (
     OPERATION_NAME,
     REQUEST_HEADERS,
     SORT_ORDERS,
-    SortOrder,
-    TimeRange,
-    tag_archive_body,
-    tag_archive_operation,
-)
-from topics_crawler.graphql.tag_archive_reader import (
     ArchiveFailure,
     ArchivePage,
+    SortOrder,
+    TimeRange,
     read_archive_response,
+    tag_archive_body,
+    tag_archive_operation,
 )
 
 __all__ = [

@@ -9,7 +9,7 @@ every listed post (:func:`~topics_crawler.pages._posts.listing_story`,
 
 from __future__ import annotations
 
-from topics_crawler.graphql.tag_archive_reader import ArchivePage
+from topics_crawler.graphql.tag_archive import ArchivePage
 from topics_crawler.items import Item
 from topics_crawler.items.values import unique
 from topics_crawler.pages._entities import author_from_user, publication_from_collection

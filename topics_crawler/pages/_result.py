@@ -37,7 +37,7 @@ class FetchAgain:
 class ListingCursor:
     """Where the next page of a listing starts, exactly as the page gives it.
 
-    Followed by ``-a author_stories`` crawls (``spiders/_archive.py``). ``listing`` names
+    Followed by ``-a author_stories`` crawls (``spiders/_author_archive.py``). ``listing`` names
     the listing (``author_stories``), ``owner`` its owner's id (the author id),
     ``cursor`` the page's own paging values — ``{"from": "L1583417617283",
     "limit": 10}`` on 2022 profiles (``homepagePostsConnection.pagingInfo.next``),

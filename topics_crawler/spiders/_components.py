@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from scrapy import signals
 
 from topics_crawler.scheduling.queue_length import requests_waiting
-from topics_crawler.spiders._archive import AuthorArchivePager
+from topics_crawler.spiders._author_archive import AuthorArchivePager
 from topics_crawler.spiders._feed import FeedSource, known_story_ids
 from topics_crawler.spiders._history import HistoryCallbacks, HistoryPager, history_ranges
 from topics_crawler.spiders._related import TagWalker

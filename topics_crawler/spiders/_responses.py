@@ -7,7 +7,7 @@ the next page, until N rows (replies count) are taken or the listing ends. A sto
 that says it has no responses costs no request.
 
 Every answer is read strictly
-(:func:`~topics_crawler.graphql.post_responses_reader.read_responses`).
+(:func:`~topics_crawler.graphql.post_responses.read_responses`).
 An unusable answer or a failed request stops that story's responses with a logged
 reason, ``responses/failed/<reason>`` in the stats and a line in ``failures.jsonl``
 (the ``page_failed`` signal, kind ``responses``); the story itself is never touched.
@@ -39,8 +39,13 @@ from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.graphql import GRAPHQL_URL
-from topics_crawler.graphql.post_responses import PAGE_SIZE, REQUEST_HEADERS, responses_body
-from topics_crawler.graphql.post_responses_reader import ResponsesFailure, read_responses
+from topics_crawler.graphql.post_responses import (
+    PAGE_SIZE,
+    REQUEST_HEADERS,
+    ResponsesFailure,
+    read_responses,
+    responses_body,
+)
 from topics_crawler.items import Story, StoryResponse
 from topics_crawler.items.values import format_timestamp
 from topics_crawler.spiders._helpers import carried_state

@@ -39,13 +39,13 @@ from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_edges import tag_edges
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
 from topics_crawler.signals import page_failed
-from topics_crawler.spiders._archive import AuthorArchivePager, archive_of, page_url
 from topics_crawler.spiders._arguments import (
     NO_TAGS,
     SPIDER_ARGUMENTS,
     CrawlOptions,
     SpiderArgumentError,
 )
+from topics_crawler.spiders._author_archive import AuthorArchivePager, archive_of, page_url
 from topics_crawler.spiders._components import (
     archive_pager,
     feed_source,
