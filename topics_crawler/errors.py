@@ -1,10 +1,12 @@
-"""The exception for a crawl that cannot start, the helper add-ons check it with, and the
-one way a failed write (feed, dataset, journal) is reported and stops the crawl."""
+"""How a crawl ends badly: the exit-code contract, the exception for a crawl that cannot start
+(and the helper add-ons check it with), and the one way a failed write (feed, dataset,
+journal) is reported and stops the crawl."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from enum import IntEnum
 from typing import TYPE_CHECKING
 
 from scrapy.settings import BaseSettings
@@ -14,6 +16,27 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
+
+
+class ExitCode(IntEnum):
+    """What a run's exit status means, for every command of the project (README "Exit codes").
+
+    ``DONE`` includes "nothing new" (a feed run that found no new story, a resume that
+    completes a killed job); ``FAILED`` is a run that did not do its job (data not written,
+    a health check, drift); ``USAGE`` a bad argument or setting, refused before anything
+    starts; ``REFUSED`` a site that refused the crawl where nothing the crawler may do helps
+    (a Cloudflare WAF refusal of plain HTTP and of the browser): a proxy, Zyte API or another
+    address is the user's to choose.
+    """
+
+    DONE = 0
+    FAILED = 1
+    USAGE = 2
+    REFUSED = 3
+
+
+#: Stat set when the site refused the crawl for good (see :attr:`ExitCode.REFUSED`).
+REFUSED_STAT = "refused_by_site"
 
 
 class CrawlNotStarted(Exception):

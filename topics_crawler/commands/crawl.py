@@ -37,7 +37,7 @@ from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
 from topics_crawler.commands.settings_check import settings_error
-from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted
+from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted, ExitCode
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
 from topics_crawler.output.exporters import ParquetItemExporter
 
@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-ARGUMENT_ERROR_EXIT = 2
-CRAWL_FAILURE_EXIT = 1
+ARGUMENT_ERROR_EXIT = ExitCode.USAGE
+CRAWL_FAILURE_EXIT = ExitCode.FAILED
 
 
 def preflight_error(settings: BaseSettings) -> str | None:
