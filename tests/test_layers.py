@@ -25,7 +25,16 @@ def test_pick_takes_the_first_non_empty_value_per_field() -> None:
 
 def test_pick_paired_keeps_raw_text_with_the_value_it_describes() -> None:
     state = {"claps": 1234, "claps_raw": None}
-    html = {"claps": 1200, "claps_raw": "1.2K", "published_at_raw": "1d ago"}
+    html = {"claps": 1200, "claps_raw": "1.2K"}
     assert pick_paired(state, html) == {"claps": 1234}
     assert pick_paired(html, state) == {"claps": 1200, "claps_raw": "1.2K"}
     assert pick_paired({}, html)["claps_raw"] == "1.2K"
+
+
+def test_pick_paired_keeps_the_source_of_a_refused_value_no_layer_replaced() -> None:
+    state = {"claps": None, "claps_raw": "1e+30"}  # a count past int64: refused
+    assert pick_paired(state, {"claps": 1200, "claps_raw": "1.2K"}) == {
+        "claps": 1200,
+        "claps_raw": "1.2K",
+    }
+    assert pick_paired(state, {"title": "t"}) == {"claps_raw": "1e+30", "title": "t"}

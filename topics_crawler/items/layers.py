@@ -38,12 +38,16 @@ def pick(*layers: Mapping[str, Any]) -> dict[str, Any]:
 def pick_paired(*layers: Mapping[str, Any]) -> dict[str, Any]:
     """:func:`pick`, except that each ``<field>_raw`` comes from the layer that gave
     ``<field>``: an exact count from the state never keeps the ``"1.2K"`` of the HTML,
-    and a raw text whose value was not taken is dropped."""
+    and a raw text whose value was not taken is dropped. When no layer gave the value,
+    the best layer's raw text stays: the source of a value that was refused (a count
+    past ``int64``), for validation to reject with the item."""
     merged = pick(*layers)
     for raw_name in [key for key in merged if key.endswith(RAW_SUFFIX)]:
         name = raw_name.removesuffix(RAW_SUFFIX)
         source = next((layer for layer in layers if not is_empty(layer.get(name))), None)
-        raw = source.get(raw_name) if source is not None else None
+        if source is None:
+            continue  # no layer gave the value: the picked raw text is all there is
+        raw = source.get(raw_name)
         if is_empty(raw):
             del merged[raw_name]
         else:

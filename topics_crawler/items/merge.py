@@ -89,9 +89,10 @@ def content_of(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def content_hash(record: dict[str, Any]) -> str:
-    """16 hex digits (BLAKE2b-64) of the canonical JSON of :func:`content_of`."""
+    """16 hex digits (BLAKE2b-64) of the canonical JSON of :func:`content_of` (a lone
+    surrogate, which UTF-8 cannot encode, is hashed as its code point: never an error)."""
     text = json.dumps(content_of(record), sort_keys=True, ensure_ascii=False, default=repr)
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def richness(item_type: str, record: dict[str, Any]) -> tuple[int, int, int]:

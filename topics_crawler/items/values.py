@@ -3,6 +3,18 @@
 Parsers call these where a page gives a value in source form; the normalize
 pipeline applies them again to every item (they are idempotent), so items
 from any source end in one well-defined format.
+
+A value is refused here, not later, when it does not fit its column or cannot be
+true: a count past ``int64`` (:data:`COUNT_MAX`: ``"clapCount": 1e30``), a reading
+time that is not a finite number, a timestamp outside :func:`plausible` (before 2000 —
+Medium started in 2012 — or more than a day after the moment it is read). Each
+normaliser then returns no value and the source text, for the ``*_raw`` companion and
+the rejects file. Relative dates (``"1d ago"``, ``"Yesterday"``) are read only against
+the moment a page was fetched (``now``): in a page's data they are unreadable, never
+resolved against the clock of the machine that reads them. Text loses the characters
+no dataset should hold: control characters, terminal (ANSI) escape sequences, and lone
+UTF-16 surrogates (which cannot be written as UTF-8), each lone surrogate replaced by
+U+FFFD so the loss stays visible.
 """
 
 from __future__ import annotations
@@ -16,13 +28,20 @@ from typing import Any
 from urllib.parse import unquote
 
 ISO_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+#: The largest count a dataset column holds (Parquet ``int64``).
+COUNT_MAX = 2**63 - 1
+#: The earliest plausible timestamp: Medium started in 2012; an epoch 0, or seconds read
+#: as milliseconds, falls before this.
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+#: How far past the moment it is read a timestamp may be (time zones, clock skew).
+FUTURE_SLACK = timedelta(days=1)
 
 #: A count: digits grouped by thousands with one separator (``1,234``, ``1.234``,
 #: ``1 234``, ``1'234``, no-break spaces), or plain digits with an optional decimal part
 #: (only meaningful before a ``K``/``M``/``B`` suffix: ``1.2K``, ``1,2K``).
 _COUNT_RE = re.compile(
     r"^\s*(?P<num>\d{1,3}(?P<sep>[,.'\u00a0\u202f ])\d{3}(?:(?P=sep)\d{3})*(?![\d])"
-    r"|\d+(?:[.,]\d+)?)(?:\s*(?P<suffix>[kKmMbB])\b)?(?![\d.,])"
+    r"|\d+(?:[.,]\d+)?)(?:\s*(?P<suffix>[kKmMbB])\b)?(?![\d.,])(?![eE][+-]?\d)"
 )
 _SUFFIX = {"k": 1_000, "m": 1_000_000, "b": 1_000_000_000}
 _READING_RE = re.compile(r"(\d+(?:\.\d+)?)\s*min", re.IGNORECASE)
@@ -47,13 +66,43 @@ _SLUG_STRIP_RE = re.compile(r"[\W_]+")
 #: (a lone space is left alone, so ordinary prose needs no substitution at all).
 _BLANKS_RE = re.compile(r"[ \t\r\f\v]{2,}|[\t\r\f\v]")
 _LINE_EDGE_RE = re.compile(r" *\n *")
+#: Terminal escape sequences: CSI (``ESC [ … m``), OSC (``ESC ] … BEL``) and two-byte ones.
+_ANSI_RE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]"
+)
+#: Control characters that are no white space (C0 but tab, line feed, vertical tab, form
+#: feed and carriage return, which fold like spaces; DEL; C1).
+_CONTROLS_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+#: UTF-16 surrogates: in a Python string they are always lone (a pair is one character).
+_SURROGATES_RE = re.compile(r"[\ud800-\udfff]")
+#: A number as source text: digits with separators or an exponent, ``inf``, ``nan``.
+NUMBER_TEXT_RE = re.compile(
+    r"^\s*[-+]?(\d[\d.,'\u00a0\u202f ]*(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*$", re.IGNORECASE
+)
+#: Anything :func:`strip_unsafe` would change.
+UNSAFE_TEXT_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def strip_unsafe(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters (tab and line
+    breaks kept), each lone surrogate replaced by U+FFFD."""
+    if UNSAFE_TEXT_RE.search(text) is None:
+        return text
+    text = _ANSI_RE.sub("", text)
+    text = _CONTROLS_RE.sub("", text)
+    return _SURROGATES_RE.sub("\ufffd", text)
 
 
 def clean_text(value: Any) -> str | None:
-    """Trimmed, NFC-normalised text with runs of white space folded; None when empty."""
+    """Trimmed, NFC-normalised text with runs of white space folded and no control
+    characters, escape sequences or lone surrogates (:func:`strip_unsafe`); None when empty."""
     if value is None:
         return None
-    text = unicodedata.normalize("NFC", str(value)).replace("\u00a0", " ")
+    text = str(value)
+    if not text.isprintable():  # else there is nothing to strip nor fold (fast path)
+        text = strip_unsafe(text)
+    text = unicodedata.normalize("NFC", text).replace("\u00a0", " ")
     if "  " in text or not text.isprintable():  # else there is nothing to fold (fast path)
         text = _BLANKS_RE.sub(" ", text)
         if "\n" in text:
@@ -61,23 +110,57 @@ def clean_text(value: Any) -> str | None:
     return text.strip() or None
 
 
+def clean_body(value: Any) -> str | None:
+    """Multi-line text (a story body): NFC, trimmed, inner white space kept, no control
+    characters, escape sequences or lone surrogates; None when empty."""
+    if value is None:
+        return None
+    return unicodedata.normalize("NFC", strip_unsafe(str(value))).strip() or None
+
+
 def parse_count(value: Any) -> tuple[int | None, str | None]:
     """``(count, raw)`` from ``33159``, ``"1,234"``, ``"1.2K"``, ``"3M"``, ``"23 responses"``.
 
     ``raw`` is the source text when abbreviation loses precision, else None.
-    Negative, boolean or unreadable values give ``(None, raw text or None)``.
+    Negative, boolean, unreadable or out-of-range (past :data:`COUNT_MAX`, ``1e30``)
+    values give ``(None, source text or None)``.
     """
     if value is None or isinstance(value, bool):
         return None, None
     if isinstance(value, int):
-        return (value, None) if value >= 0 else (None, str(value))
+        return (value, None) if 0 <= value <= COUNT_MAX else (None, str(value))
     if isinstance(value, float):
-        if not math.isfinite(value) or value < 0 or value != int(value):
+        if not math.isfinite(value) or value < 0 or value != int(value) or value > COUNT_MAX:
             return None, str(value)
         return int(value), None
     text = clean_text(value)
     if text is None:
         return None, None
+    count, raw = _count_from_text(text)
+    if count is not None and count > COUNT_MAX:
+        return None, text
+    return count, raw
+
+
+def read_count(value: Any) -> tuple[int | None, str | None]:
+    """:func:`parse_count` for a count read from a page (its data or its text): a value
+    that is no number (``"--"``, ``"lots"``, a list) is no count, ``(None, None)``; a
+    number that is not a count (``1e30``, ``-3``, ``1.5``) keeps its source text, which
+    validation refuses with the item (``claps:out_of_range``)."""
+    count, raw = parse_count(value)
+    if count is None and raw is not None and not NUMBER_TEXT_RE.match(raw):
+        return None, None
+    return count, raw
+
+
+def shown_time(text: Any, now: datetime | None = None) -> tuple[str | None, str | None]:
+    """:func:`parse_timestamp` for a date a page *shows*: one it cannot read, or that
+    cannot be true, is no date, ``(None, None)`` (never invented)."""
+    moment, raw = parse_timestamp(text, now)
+    return (moment, raw) if moment is not None else (None, None)
+
+
+def _count_from_text(text: str) -> tuple[int | None, str | None]:
     match = _COUNT_RE.match(text)
     if not match:
         return None, text
@@ -95,20 +178,20 @@ def parse_count(value: Any) -> tuple[int | None, str | None]:
 
 
 def parse_reading_time(value: Any) -> float | None:
-    """Minutes as float from ``3.32``, ``"5 min read"``, ``"5"``; None when unreadable."""
+    """Minutes as float from ``3.32``, ``"5 min read"``, ``"5"``; None when unreadable,
+    negative or not finite."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value) if value >= 0 else None
-    text = str(value).strip()
-    match = _READING_RE.search(text)
-    if match:
-        return float(match.group(1))
-    try:
-        minutes = float(text)
-    except ValueError:
-        return None
-    return minutes if minutes >= 0 else None
+        minutes = float(value) if not isinstance(value, int) or value <= COUNT_MAX else math.inf
+    else:
+        text = str(value).strip()
+        match = _READING_RE.search(text)
+        try:
+            minutes = float(match.group(1) if match else text)
+        except ValueError:
+            return None
+    return minutes if math.isfinite(minutes) and minutes >= 0 else None
 
 
 def format_timestamp(moment: datetime) -> str:
@@ -118,51 +201,87 @@ def format_timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime(ISO_FORMAT)
 
 
-def parse_timestamp(value: Any, now: datetime | None = None) -> tuple[str | None, str | None]:
-    """``(iso, raw)`` from epoch ms/s, ISO 8601, RFC 822, ``"Oct 29, 2016"``, ``"Oct 29"``
-    or card text relative to ``now`` (``"1d ago"``, ``"Just now"``, ``"Yesterday"``).
+def plausible(moment: datetime, now: datetime | None = None) -> bool:
+    """Whether ``moment`` can be a Medium time read at ``now`` (default: the clock): not
+    before :data:`EARLIEST`, not more than :data:`FUTURE_SLACK` after ``now``."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return EARLIEST <= moment <= (now or datetime.now(UTC)) + FUTURE_SLACK
 
-    ``raw`` keeps the source text when the value is relative or day-only.
+
+def parse_timestamp(value: Any, now: datetime | None = None) -> tuple[str | None, str | None]:
+    """``(iso, raw)`` from epoch ms/s, ISO 8601, RFC 822, ``"Oct 29, 2016"``; with ``now``
+    (the moment the page was fetched) also from card text relative to it (``"Oct 29"``,
+    ``"1d ago"``, ``"Just now"``, ``"Yesterday"``).
+
+    ``raw`` keeps the source text when the value is relative or day-only, and when it is
+    unreadable or not :func:`plausible` (the value is None then).
     """
     if value is None or isinstance(value, bool):
         return None, None
     if isinstance(value, int | float):
-        if value <= 0:
-            return None, str(value)
-        seconds = value / 1000 if value > 10_000_000_000 else value
-        try:
-            return format_timestamp(datetime.fromtimestamp(seconds, UTC)), None
-        except (OverflowError, OSError, ValueError):
-            return None, str(value)
+        return _from_epoch(value, now)
     text = clean_text(value)
     if text is None:
         return None, None
     if text.isdigit():
-        return parse_timestamp(int(text), now)
+        return _from_epoch(int(text), now)
+    moment, raw = _parse_moment(text, now)
+    if moment is None or not plausible(moment, now):
+        return None, text
+    return format_timestamp(moment), raw
+
+
+def moment_of(text: str) -> datetime | None:
+    """The absolute moment ``text`` names (epoch, ISO 8601, RFC 822, a day), plausible or
+    not; None when it names none."""
+    if text.isdigit():
+        return _epoch_moment(int(text))
+    return _parse_moment(text, None)[0]
+
+
+def _epoch_moment(value: float) -> datetime | None:
+    """Epoch seconds, or milliseconds past 10^10; None past what a datetime holds."""
+    try:
+        return datetime.fromtimestamp(value / 1000 if value > 10_000_000_000 else value, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _from_epoch(value: float, now: datetime | None) -> tuple[str | None, str | None]:
+    moment = _epoch_moment(value)
+    if moment is None or not plausible(moment, now):
+        return None, str(value)
+    return format_timestamp(moment), None
+
+
+def _parse_moment(text: str, now: datetime | None) -> tuple[datetime | None, str | None]:
+    """The moment ``text`` names, and the text when it was day-only or relative."""
     iso = _parse_iso(text)
     if iso is not None:
-        return format_timestamp(iso), None
+        return iso, None
     try:
-        return format_timestamp(parsedate_to_datetime(text)), None
+        return parsedate_to_datetime(text), None
     except (TypeError, ValueError, IndexError):
         pass
     for fmt in _DAY_FORMATS:
         try:
-            return format_timestamp(datetime.strptime(text, fmt)), text
+            return datetime.strptime(text, fmt), text
         except ValueError:
             continue
-    reference = now or datetime.now(UTC)
-    relative = _parse_relative(text, reference)
+    if now is None:
+        return None, text  # relative to what? Not to the clock of the reading machine
+    relative = _parse_relative(text, now)
     if relative is not None:
-        return format_timestamp(relative), text
+        return relative, text
     for fmt in _DAY_NO_YEAR_FORMATS:
         try:
-            day = datetime.strptime(f"{text} {reference.year}", f"{fmt} %Y")
+            day = datetime.strptime(f"{text} {now.year}", f"{fmt} %Y")
         except ValueError:
             continue
-        if day.replace(tzinfo=UTC) > reference:
-            day = day.replace(year=reference.year - 1)
-        return format_timestamp(day), text
+        if day.replace(tzinfo=UTC) > now:
+            day = day.replace(year=now.year - 1)
+        return day, text
     return None, text
 
 

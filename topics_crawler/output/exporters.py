@@ -372,7 +372,7 @@ def _to_array(values: list[Any], column: pa.Field) -> pa.Array:
         if pa.types.is_timestamp(column.type):
             return pa.array(values, type=pa.string()).cast(column.type)
         return pa.array(values, type=column.type)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         coerced = [_coerce(value, column.type) for value in values]
         bad = sum(
             1 for old, new in zip(values, coerced, strict=True) if old is not None and new is None
@@ -392,7 +392,7 @@ def _coerce(value: Any, arrow_type: pa.DataType) -> Any:
             return None
     try:
         return pa.scalar(value, type=arrow_type).as_py()
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
         return None
 
 

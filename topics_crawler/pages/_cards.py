@@ -26,7 +26,7 @@ from lxml import etree
 
 from topics_crawler.items import Story
 from topics_crawler.items.layers import pick_paired
-from topics_crawler.items.values import clean_text, parse_count, parse_timestamp, unique
+from topics_crawler.items.values import clean_text, read_count, shown_time, unique
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._posts import listing_story
 from topics_crawler.pages._result import unique_links
@@ -253,7 +253,7 @@ def _html_fields(
     fields.update(_publication_fields(scan.of_kind("publication")))
     date_text = next((t for t in scan.loose if _DATE_TEXT_RE.match(t)), None)
     if date_text:
-        fields["published_at"], fields["published_at_raw"] = parse_timestamp(date_text, doc.now)
+        fields["published_at"], fields["published_at_raw"] = shown_time(date_text, doc.now)
     fields.update(_count_fields(scan.loose))
     labels = (label.strip().lower() for label in scan.labels)
     fields["is_member_only"] = any(label == MEMBER_ONLY_LABEL for label in labels)
@@ -301,7 +301,7 @@ def _count_fields(loose_texts: list[str]) -> dict[str, Any]:
         found = dict(zip(("claps", "responses"), bare, strict=False))
     fields: dict[str, Any] = {}
     for name, text in found.items():
-        fields[name], fields[f"{name}_raw"] = parse_count(text)
+        fields[name], fields[f"{name}_raw"] = read_count(text)
     return fields
 
 

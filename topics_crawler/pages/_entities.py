@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from topics_crawler.items import Author, Publication
-from topics_crawler.items.values import clean_text, parse_count
+from topics_crawler.items.values import clean_text, read_count
 from topics_crawler.pages._state import ApolloState
 from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import author_url, publication_url
@@ -80,8 +80,8 @@ def author_from_user(user: Node, scraped_at: str) -> Author:
     """Author from a ``User`` node (Apollo-2, Apollo-3 or a GraphQL response)."""
     username = _username(user.str("username"))
     stats = user.node("socialStats")
-    followers, followers_raw = parse_count(stats.scalar("followerCount") if stats else None)
-    following, _ = parse_count(stats.scalar("followingCount") if stats else None)
+    followers, followers_raw = read_count(stats.scalar("followerCount") if stats else None)
+    following, _ = read_count(stats.scalar("followingCount") if stats else None)
     return Author(
         author_id=lower_id(user.str("id")),
         username=username,
@@ -112,7 +112,7 @@ def publication_from_collection(collection: Node, scraped_at: str) -> Publicatio
     """Publication from a ``Collection`` or ``Publication`` node."""
     slug = clean_text(collection.str("slug"))
     domain = _domain(collection.str("domain"))
-    followers, followers_raw = parse_count(collection.scalar("subscriberCount"))
+    followers, followers_raw = read_count(collection.scalar("subscriberCount"))
     description = collection.str("description")
     if description is None:
         description = collection.str("tagline")
@@ -160,8 +160,8 @@ def author_from_legacy_user(user: Node, state: State, scraped_at: str) -> Author
     """Author from a legacy ``references.User[id]`` object (followers from ``SocialStats``)."""
     username = _username(user.str("username"))
     stats = _legacy_social_stats(user, state)
-    followers, followers_raw = parse_count(stats.scalar("usersFollowedByCount") if stats else None)
-    following, _ = parse_count(stats.scalar("usersFollowedCount") if stats else None)
+    followers, followers_raw = read_count(stats.scalar("usersFollowedByCount") if stats else None)
+    following, _ = read_count(stats.scalar("usersFollowedCount") if stats else None)
     return Author(
         author_id=lower_id(legacy_user_id(user)),
         username=username,
@@ -182,7 +182,7 @@ def publication_from_legacy_collection(collection: Node, scraped_at: str) -> Pub
     slug = clean_text(collection.str("slug"))
     domain = _domain(collection.str("domain"))
     metadata = collection.node("metadata")
-    followers, followers_raw = parse_count(metadata.scalar("followerCount") if metadata else None)
+    followers, followers_raw = read_count(metadata.scalar("followerCount") if metadata else None)
     return Publication(
         publication_id=lower_id(collection.str("id")),
         slug=slug.lower() if slug else None,

@@ -13,7 +13,7 @@ from typing import Any
 
 import lxml.html
 
-from topics_crawler.items.values import clean_text, parse_count
+from topics_crawler.items.values import clean_text, read_count
 
 #: ``12K followers``, ``1,204 Followers``, ``5 following``; the whole text of one element.
 FOLLOW_TEXT_RE = re.compile(
@@ -45,7 +45,7 @@ def follow_counts(elements: Iterable[lxml.html.HtmlElement]) -> dict[str, Any]:
         key = "following" if match.group("label").lower() == "following" else "followers"
         if key in found:
             continue
-        count, raw = parse_count(match.group("count"))
+        count, raw = read_count(match.group("count"))
         found[key] = count
         if key == "followers":
             found["followers_raw"] = text if raw is not None else None

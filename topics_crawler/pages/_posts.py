@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from topics_crawler.items import Author, Publication, Story
-from topics_crawler.items.values import clean_text, parse_count, parse_timestamp, tag_slug, unique
+from topics_crawler.items.values import clean_text, parse_timestamp, read_count, tag_slug, unique
 from topics_crawler.pages._entities import (
     author_from_user,
     lower_id,
@@ -85,8 +85,8 @@ def post_responses(post: Node) -> tuple[int | None, str | None]:
     """``postResponses{count}`` (2020+) or ``responsesCount`` (2019)."""
     responses = post.node("postResponses")
     if responses is not None and responses.has("count"):
-        return parse_count(responses.scalar("count"))
-    return parse_count(post.scalar("responsesCount"))
+        return read_count(responses.scalar("count"))
+    return read_count(post.scalar("responsesCount"))
 
 
 def post_image_url(post: Node) -> str | None:
@@ -138,8 +138,11 @@ def publication_fields(publication: Publication | None) -> dict[str, Any]:
 
 
 def post_fields(post: Node, scraped_at: str) -> dict[str, Any]:
-    """Story fields every ``Post`` node gives (``state_url`` is its ``mediumUrl`` as stored)."""
+    """Story fields every ``Post`` node gives (``state_url`` is its ``mediumUrl`` as stored;
+    a count it cannot read, or that does not fit, leaves its text in ``*_raw``)."""
     content = preview(post)
+    claps, claps_raw = read_count(post.scalar("clapCount"))
+    responses, responses_raw = post_responses(post)
     return {
         "story_id": lower_id(post.str("id")),
         "state_url": post.str("mediumUrl"),
@@ -152,8 +155,10 @@ def post_fields(post: Node, scraped_at: str) -> dict[str, Any]:
             0
         ],
         "reading_time_min": minutes(post.float("readingTime")),
-        "claps": parse_count(post.scalar("clapCount"))[0],
-        "responses": post_responses(post)[0],
+        "claps": claps,
+        "claps_raw": claps_raw,
+        "responses": responses,
+        "responses_raw": responses_raw,
         "tags": post_tags(post),
         "is_member_only": post_locked(post),
         "language": clean_text(post.str("detectedLanguage")),
@@ -179,14 +184,10 @@ def listing_story(post: Node, scraped_at: str) -> Story:
     """The partial Story of a listed post (no body): state fields, URL, raw counts, image."""
     fields = post_fields(post, scraped_at)
     state_url = fields.pop("state_url")
-    claps_raw = parse_count(post.scalar("clapCount"))[1]
-    responses_raw = post_responses(post)[1]
     return Story(
         **fields,
         url=canonical_url(state_url) if state_url else None,
-        word_count=parse_count(post.scalar("wordCount"))[0],
-        claps_raw=claps_raw,
-        responses_raw=responses_raw,
+        word_count=read_count(post.scalar("wordCount"))[0],
         image_url=post_image_url(post),
         scraped_at=scraped_at,
     )

@@ -12,9 +12,10 @@ from urllib.parse import unquote
 
 from topics_crawler.items.values import (
     clean_text,
-    parse_count,
     parse_reading_time,
     parse_timestamp,
+    read_count,
+    shown_time,
     tag_slug,
     unique,
 )
@@ -281,10 +282,10 @@ def _dom_author(doc: Document) -> dict[str, Any]:
 def _dom_published(doc: Document) -> dict[str, Any]:
     text = _first_text(doc, _testid_hook("storyPublishDate"), _class_hook("pw-published-date"))
     if text is not None:
-        published, raw = parse_timestamp(text, doc.now)
+        published, raw = shown_time(text, doc.now)
     elif doc.contains("postMetaInline"):
         times = [t for e in doc.with_class("postMetaInline") for t in e.xpath(".//time/@datetime")]
-        published, raw = parse_timestamp(str(times[0]) if times else None)
+        published, raw = shown_time(str(times[0]) if times else None)
     else:
         published, raw = None, None
     return {"published_at": published, "published_at_raw": raw}
@@ -296,12 +297,12 @@ def _dom_reading_time(doc: Document) -> dict[str, Any]:
 
 
 def _dom_claps(doc: Document) -> dict[str, Any]:
-    claps, raw = parse_count(_first_text(doc, _class_hook("pw-multi-vote-count")))
+    claps, raw = read_count(_first_text(doc, _class_hook("pw-multi-vote-count")))
     return {"claps": claps, "claps_raw": raw}
 
 
 def _dom_responses(doc: Document) -> dict[str, Any]:
-    responses, raw = parse_count(_first_text(doc, _class_hook("pw-responses-count")))
+    responses, raw = read_count(_first_text(doc, _class_hook("pw-responses-count")))
     return {"responses": responses, "responses_raw": raw}
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from topics_crawler.items import Author, Publication
-from topics_crawler.items.values import clean_text, parse_count, parse_timestamp, tag_slug, unique
+from topics_crawler.items.values import clean_text, parse_timestamp, read_count, tag_slug, unique
 from topics_crawler.pages._body import count_words, render_paragraphs
 from topics_crawler.pages._entities import (
     author_from_legacy_user,
@@ -50,7 +50,7 @@ class StoryState:
 
 def _text_fields(text: str | None, preview: bool | None, word_count: Any) -> dict[str, Any]:
     """Body text, preview flag and word count (counted only from a full text)."""
-    words = parse_count(word_count)[0]
+    words = read_count(word_count)[0]
     if words is None and text and preview is False:
         words = count_words(text)
     return {
@@ -95,14 +95,15 @@ def apollo_story(post: Node, scraped_at: str) -> StoryState:
 # --- Legacy (2015–2018, ?format=json) --------------------------------------------------
 
 
-def _legacy_claps(virtuals: Node) -> int | None:
-    """Claps; before claps (Aug 2017) the count was ``recommends``, which Medium turned
-    into claps one for one, so a missing or zero ``totalClapCount`` falls back to it."""
-    claps = parse_count(virtuals.scalar("totalClapCount"))[0]
-    if claps:
+def _legacy_claps(virtuals: Node) -> tuple[int | None, str | None]:
+    """Claps and their raw text; before claps (Aug 2017) the count was ``recommends``,
+    which Medium turned into claps one for one, so a missing or zero ``totalClapCount``
+    falls back to it."""
+    claps = read_count(virtuals.scalar("totalClapCount"))
+    if claps[0] or claps[1] is not None:
         return claps
-    recommends = parse_count(virtuals.scalar("recommends"))[0]
-    return recommends if recommends is not None else claps
+    recommends = read_count(virtuals.scalar("recommends"))
+    return recommends if recommends != (None, None) else claps
 
 
 def _legacy_tags(virtuals: Node) -> list[str]:
@@ -146,6 +147,8 @@ def legacy_post_story(post: Node, state: State, scraped_at: str) -> StoryState |
         return None
     virtuals = post.node("virtuals") or Node(state, {}, "virtuals")
     author, publication = _legacy_entities(post, state, scraped_at)
+    claps, claps_raw = _legacy_claps(virtuals)
+    responses, responses_raw = read_count(virtuals.scalar("responsesCreatedCount"))
     fields: dict[str, Any] = {
         "story_id": lower_id(post.str("id")),
         "state_url": (
@@ -160,8 +163,10 @@ def legacy_post_story(post: Node, state: State, scraped_at: str) -> StoryState |
             0
         ],
         "reading_time_min": minutes(virtuals.float("readingTime")),
-        "claps": _legacy_claps(virtuals),
-        "responses": parse_count(virtuals.scalar("responsesCreatedCount"))[0],
+        "claps": claps,
+        "claps_raw": claps_raw,
+        "responses": responses,
+        "responses_raw": responses_raw,
         "tags": _legacy_tags(virtuals),
         "is_member_only": post.bool("isSubscriptionLocked"),
         "language": clean_text(post.str("detectedLanguage")),

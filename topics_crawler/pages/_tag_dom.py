@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import lxml.html
 from lxml import etree
 
-from topics_crawler.items.values import clean_text, parse_count
+from topics_crawler.items.values import clean_text, read_count
 from topics_crawler.pages._cards import Card, PageLinks
 from topics_crawler.urls import MediumLink
 
@@ -210,7 +210,7 @@ class _Walk:
         for match in _COUNT_LINE_RE.finditer(text):
             name = _COUNT_FIELDS[match.group("what").lower()]
             if name not in self.outline.counts:
-                value, raw = parse_count(match.group("count"))
+                value, raw = read_count(match.group("count"))
                 self.outline.counts[name], self.outline.counts[f"{name}_raw"] = value, raw
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from topics_crawler.items.values import clean_text, parse_count, tag_slug, unique
+from topics_crawler.items.values import clean_text, read_count, tag_slug, unique
 from topics_crawler.pages._entities import lower_id
 from topics_crawler.pages._posts import listed_posts
 from topics_crawler.pages.state import Call, Node, State, kind_of
@@ -70,8 +70,8 @@ def read_tag_state(state: State | None, slug: str | None) -> TagState | None:
 def read_tag_entity(entity: Node, found: TagState) -> None:
     """Fields, sections and writers of a ``Tag`` or ``Topic`` node into ``found``
     (also used for GraphQL bodies, whose topic is inline)."""
-    followers, followers_raw = parse_count(entity.scalar("followerCount"))
-    story_count, story_count_raw = parse_count(entity.scalar("postCount"))
+    followers, followers_raw = read_count(entity.scalar("followerCount"))
+    story_count, story_count_raw = read_count(entity.scalar("postCount"))
     related = [*entity.nodes("relatedTags"), *entity.nodes("relatedTopics")]
     _fill(
         found.fields,
@@ -145,9 +145,9 @@ def _read_root_calls(root: Node, found: TagState) -> None:
     """The 2022 ``ROOT_QUERY`` calls that describe the tag beside the ``Tag`` itself."""
     for call in root.calls("tagFeaturesFromSlug"):
         if call.node is not None and _names_tag(call, found.slug):
-            writers, _ = parse_count(call.node.scalar("writerCount"))
-            latest_stories, _ = parse_count(call.node.scalar("postCountLatest"))
-            latest_writers, _ = parse_count(call.node.scalar("writerCountLatest"))
+            writers, _ = read_count(call.node.scalar("writerCount"))
+            latest_stories, _ = read_count(call.node.scalar("postCountLatest"))
+            latest_writers, _ = read_count(call.node.scalar("writerCountLatest"))
             _fill(
                 found.fields,
                 {

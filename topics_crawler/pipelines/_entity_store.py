@@ -35,18 +35,21 @@ class Entity:
     """Whether a record of the entity has passed in this run."""
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "record": self.record,
-                "keys": sorted(self.keys),
-                "previous": sorted(self.previous),
-                "seen": sorted(self.seen),
-                "emitted": self.emitted,
-            },
-            ensure_ascii=False,
-            separators=(",", ":"),
-            default=repr,
-        )
+        """JSON text SQLite can store: UTF-8, or escaped where a record holds a lone
+        surrogate (which UTF-8 cannot encode)."""
+        data = {
+            "record": self.record,
+            "keys": sorted(self.keys),
+            "previous": sorted(self.previous),
+            "seen": sorted(self.seen),
+            "emitted": self.emitted,
+        }
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=repr)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(data, separators=(",", ":"), default=repr)
+        return text
 
     @classmethod
     def from_json(cls, text: str) -> Entity:

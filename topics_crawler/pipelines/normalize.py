@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -29,6 +28,8 @@ from scrapy.statscollectors import StatsCollector
 from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
 from topics_crawler.items.fields import Kind, kinds, raw_companion
 from topics_crawler.items.values import (
+    UNSAFE_TEXT_RE,
+    clean_body,
     clean_text,
     parse_count,
     parse_reading_time,
@@ -67,7 +68,7 @@ def _text(value: Any, now: datetime) -> tuple[str | None, None]:
 def _body(value: Any, now: datetime) -> tuple[str | None, None]:
     if not isinstance(value, str):
         raise Unreadable(value)
-    return unicodedata.normalize("NFC", value).strip() or None, None
+    return clean_body(value), None
 
 
 def _lower(value: Any, now: datetime) -> tuple[str | None, None]:
@@ -263,6 +264,18 @@ def _keep_unreadable(out: dict[str, Any], item_type: str, name: str, raw: str) -
         out[companion] = raw
 
 
+def unsafe_text(value: Any) -> bool:
+    """Whether ``value`` (a string, or a list or mapping of them) holds characters that
+    :func:`~topics_crawler.items.values.strip_unsafe` removes (controls, lone surrogates)."""
+    if isinstance(value, str):
+        return UNSAFE_TEXT_RE.search(value) is not None
+    if isinstance(value, list | tuple):
+        return any(unsafe_text(entry) for entry in value)
+    if isinstance(value, dict):
+        return any(unsafe_text(key) or unsafe_text(entry) for key, entry in value.items())
+    return False
+
+
 def known_item_type(item: Any) -> tuple[str | None, dict[str, Any] | None]:
     """``(item_type, plain dict)`` of an item or dict of a known type, else ``(None, None)``."""
     record = record_of(item)
@@ -280,7 +293,9 @@ class NormalizePipeline:
 
     This project's own items are built normalized by the parsers (a test holds every
     fixture's output to it) and pass through unchanged, as the same object
-    (``normalize/built_normalized/<type>``).
+    (``normalize/built_normalized/<type>``) — unless a page put control characters,
+    escape sequences or lone surrogates into one of their texts (a body copied as the
+    page gave it): that item is normalised like a foreign one (``normalize/cleaned/<type>``).
 
     Stats: ``normalize/items/<type>``, ``normalize/unreadable/<type>/<field>``,
     ``normalize/not_an_item`` and ``normalize/unknown_fields/<type>`` (passed on as a
@@ -300,8 +315,12 @@ class NormalizePipeline:
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, ITEM_TYPES):
-            self.stats.inc_value(f"normalize/built_normalized/{item.item_type}")
-            return item
+            if not any(unsafe_text(value) for value in vars(item).values()):
+                self.stats.inc_value(f"normalize/built_normalized/{item.item_type}")
+                return item
+            # Text the page gave as it was (a body, a list): cleaned like any other source.
+            self.stats.inc_value(f"normalize/cleaned/{item.item_type}")
+            logger.debug("cleaned control characters in %s %s", item.item_type, item.url)
         item_type, record = known_item_type(item)
         if item_type is None or record is None:
             self.stats.inc_value("normalize/not_an_item")

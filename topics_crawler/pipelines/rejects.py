@@ -2,13 +2,15 @@
 
 Each line is ``{"item_type", "url", "reasons", "rejected_at", "item"}``; ``item``
 is the item as it reached validation (values that are not JSON become their
-``repr``). The file is opened on the first reject and appended to, so the
-rejects of earlier runs into the same folder stay on record.
+``repr``, as do ``NaN`` and infinities, so every line is strict JSON; a lone surrogate
+is written as its ``\\udXXX`` escape). The file is opened on the first reject and
+appended to, so the rejects of earlier runs into the same folder stay on record.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -46,6 +48,17 @@ def reject_record(
     }
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by its ``repr`` (strict JSON)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {key: _finite(entry) for key, entry in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(entry) for entry in value]
+    return value
+
+
 class RejectsWriter:
     """Appends reject records to one JSON Lines file, created (with its folder) on first use."""
 
@@ -58,8 +71,11 @@ class RejectsWriter:
         """Append one record and flush it, so a crash loses no reject."""
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        self._file.write(json.dumps(record, ensure_ascii=False, default=repr) + "\n")
+            # backslashreplace: a lone surrogate (no UTF-8 for it) is written as \\udXXX,
+            # which inside a JSON string reads back as the same character
+            self._file = self.path.open("a", encoding="utf-8", errors="backslashreplace")
+        line = json.dumps(_finite(record), ensure_ascii=False, allow_nan=False, default=repr)
+        self._file.write(line + "\n")
         self._file.flush()
         self.written += 1
 

@@ -7,7 +7,9 @@ known ``item_type``. A rejected item is written with its reasons to ``rejects.js
 with a ``DropItem`` whose message (logged by Scrapy) names its URL and reasons.
 
 Reasons read ``<field>:<problem>``, e.g. ``story_id:missing``, ``url:not_canonical``,
-``claps:negative``, ``published_at:unreadable``, ``item_type:unknown``.
+``claps:negative``, ``claps:out_of_range`` (past ``int64``: ``1e30``),
+``published_at:unreadable``, ``published_at:out_of_range`` (not a plausible time, see
+:func:`topics_crawler.items.values.plausible`), ``item_type:unknown``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import fields
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from scrapy.crawler import Crawler
@@ -38,7 +40,15 @@ from topics_crawler.items.fields import (
     specs_of,
 )
 from topics_crawler.items.layers import is_empty
-from topics_crawler.items.values import tag_slug
+from topics_crawler.items.values import (
+    COUNT_MAX,
+    ISO_FORMAT,
+    NUMBER_TEXT_RE,
+    moment_of,
+    parse_count,
+    plausible,
+    tag_slug,
+)
 from topics_crawler.pipelines.rejects import RejectsWriter, reject_record, rejects_path
 from topics_crawler.urls import canonical_url
 
@@ -76,22 +86,31 @@ def _timestamp(value: Any) -> str | None:
     if not isinstance(value, str) or not TIMESTAMP_RE.match(value):
         return "not_iso"
     try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+        moment = datetime.strptime(value, ISO_FORMAT).replace(tzinfo=UTC)
     except ValueError:
         return "not_iso"
-    return None
+    return None if plausible(moment) else "out_of_range"
 
 
 def _count(value: Any) -> str | None:
+    if isinstance(value, str) and NUMBER_TEXT_RE.match(value) and parse_count(value)[0] is None:
+        return refusal(Kind.COUNT, value)  # a number kept as it came, that no count holds
     if isinstance(value, bool) or not isinstance(value, int):
         return "not_int"
-    return "negative" if value < 0 else None
+    if value < 0:
+        return "negative"
+    return "out_of_range" if value > COUNT_MAX else None
 
 
 def _minutes(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return "not_number"
-    return "negative" if value < 0 else None
+    if isinstance(value, float) and math.isnan(value):
+        return "not_number"
+    if value < 0:
+        return "negative"
+    fits = value <= COUNT_MAX if isinstance(value, int) else math.isfinite(value)
+    return None if fits else "out_of_range"
 
 
 def _bool(value: Any) -> str | None:
@@ -244,12 +263,26 @@ def _missing(item_type: str, record: Mapping[str, Any]) -> list[tuple[str, ...]]
 
 
 def _unreadable(item_type: str, name: str, record: Mapping[str, Any]) -> list[str]:
-    """A None value whose ``*_raw`` companion holds source text: normalisation failed."""
+    """A None value whose ``*_raw`` companion holds source text: normalisation failed,
+    or refused a value that does not fit (``out_of_range``)."""
     companion = raw_companion(item_type, name)
     raw = record.get(companion) if companion else None
     if raw is None:
         return []
-    return [f"{name}:{'negative' if str(raw).strip().startswith('-') else 'unreadable'}"]
+    return [f"{name}:{refusal(kinds(item_type)[name], str(raw))}"]
+
+
+def refusal(kind: Kind, raw: str) -> str:
+    """Why a normaliser gave no value for the source text ``raw``: ``negative``,
+    ``out_of_range`` (a number or a time that does not fit) or ``unreadable``."""
+    text = raw.strip()
+    if text.startswith("-"):
+        return "negative"
+    if kind is Kind.TIMESTAMP and moment_of(text) is not None:
+        return "out_of_range"
+    if kind in (Kind.COUNT, Kind.MINUTES, Kind.TIMESTAMP) and NUMBER_TEXT_RE.match(text):
+        return "out_of_range"
+    return "unreadable"
 
 
 class ValidatePipeline:

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 SECRET_NAMES = ("MEDIUM_COOKIE", "MEDIUM_SID", "TELNETCONSOLE_PASSWORD")
+#: The secrets sent as the ``Cookie`` header (checked at start: ``settings_check``).
+SESSION_SECRETS = ("MEDIUM_COOKIE", "MEDIUM_SID")
 REDACTED = "[redacted]"
 #: Shorter values are not treated as secrets (redacting "1" would mangle every log line).
 MIN_SECRET_LENGTH = 6

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol, Self, TypeVar
 
-from scrapy.exceptions import DownloadCancelledError
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
@@ -51,11 +51,17 @@ def item_key(item: Item) -> tuple[str, str]:
 def failure_reason(failure: Failure) -> str:
     """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``);
     ``too_large`` for a response Scrapy cancelled past ``DOWNLOAD_MAXSIZE`` (the only reason
-    its HTTP handlers cancel a download)."""
-    if isinstance(failure.value, DownloadCancelledError):
+    its HTTP handlers cancel a download) or whose body grew past it while being
+    decompressed (a gzip bomb: ``HttpCompressionMiddleware`` ignores it, the error it
+    raises from carries the ``decompressed_size`` it reached)."""
+    if isinstance(failure.value, DownloadCancelledError) or _decompressed_too_large(failure.value):
         return "too_large"
     name = type(failure.value).__name__
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _decompressed_too_large(error: BaseException | None) -> bool:
+    return isinstance(error, IgnoreRequest) and hasattr(error.__cause__, "decompressed_size")
 
 
 def failure_status(failure: Failure) -> tuple[int | None, str]:
