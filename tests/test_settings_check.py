@@ -52,6 +52,7 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "PROGRESS_FIRST_LOG": ("soon", "'soon' is not a number"),
     "PROGRESS_LIVE": ("always", "'always' is not one of auto, on, off"),
     "PROGRESS_REFRESH": ("0", "'0' is below 0.05"),
+    "SUMMARY_ENABLED": ("loud", "'loud' is not true or false"),
     "DEPTH_LIMIT": ("deep", "'deep' is not a whole number"),
     "CLOSESPIDER_ITEMCOUNT": ("-1", "'-1' is below 0"),
     "CLOSESPIDER_PAGECOUNT": ("1e3", "'1e3' is not a whole number"),

@@ -21,6 +21,7 @@ from tests.services import ROOT
 from tests.site.content import default_site
 from tests.site.scale import scale_tag_slugs, with_scale_tags
 from tests.site.server import SiteServer
+from tests.small_disk import leave_free, mounted_tmpfs
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -37,30 +38,8 @@ def site() -> Iterator[SiteServer]:
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 2 MiB tmpfs; tests fill it to leave what they need with :func:`leave_free`."""
-    mount_point = tmp_path / "small"
-    mount_point.mkdir()
-    mount = shutil.which("mount")
-    if os.geteuid() != 0 or mount is None:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(
-        [mount, "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode().strip()}")
-    try:
-        yield mount_point
-    finally:
-        subprocess.run(["umount", str(mount_point)], check=False)
-
-
-def leave_free(disk: Path, kib: int) -> Path:
-    """Fill ``disk`` up to ``kib`` KiB of free space; the filler file."""
-    filler = disk / "filler"
-    free = shutil.disk_usage(disk).free
-    filler.write_bytes(b"\0" * (free - kib * 1024))
-    return filler
+    with mounted_tmpfs(tmp_path / "small") as disk:
+        yield disk
 
 
 def crawl(site: SiteServer, log: Path, *extra: str, **settings: Any) -> tuple[int, list[str]]:

@@ -5,9 +5,9 @@ journal) is reported and stops the crawl."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy.settings import BaseSettings
 from scrapy.utils.defer import deferred_from_coro
@@ -37,6 +37,9 @@ class ExitCode(IntEnum):
 
 #: Stat set when the site refused the crawl for good (see :attr:`ExitCode.REFUSED`).
 REFUSED_STAT = "refused_by_site"
+#: Stat set to True when a crawl health check failed
+#: (:class:`topics_crawler.extensions.health.CrawlHealth`).
+HEALTH_FAILED_STAT = "health/failed"
 
 
 class CrawlNotStarted(Exception):
@@ -66,6 +69,27 @@ WRITE_FAILED_STAT = "write_failed"
 WRITE_FAILED_REASON = "write_failed"
 
 
+def exit_code(stats: Mapping[str, Any]) -> ExitCode:
+    """The exit status a finished crawl's final stats call for (README "Exit codes").
+
+    A failed write (the data is not where it should be) is :attr:`ExitCode.FAILED` first;
+    then a site that refused the crawl (:attr:`ExitCode.REFUSED`); then a failed health
+    check, or a close for another reason than ``finished`` or a ``closespider_*`` limit
+    (``redis_lost``, ``shutdown``…): :attr:`ExitCode.FAILED`. Anything else did its job,
+    "nothing new" included: :attr:`ExitCode.DONE`.
+    """
+    if stats.get(WRITE_FAILED_STAT):
+        return ExitCode.FAILED
+    if stats.get(REFUSED_STAT):
+        return ExitCode.REFUSED
+    if stats.get(HEALTH_FAILED_STAT):
+        return ExitCode.FAILED
+    reason = str(stats.get("finish_reason") or "finished")
+    if reason != "finished" and not reason.startswith("closespider_"):
+        return ExitCode.FAILED
+    return ExitCode.DONE
+
+
 def record_write_failure(crawler: Crawler, what: str, line: str) -> None:
     """Log ``line`` (naming the file and the cause) once, count it and stop the crawl.
 
@@ -79,6 +103,12 @@ def record_write_failure(crawler: Crawler, what: str, line: str) -> None:
     if not first:
         return
     logger.error("%s", line)
+    stop_crawl(crawler)
+
+
+def stop_crawl(crawler: Crawler) -> None:
+    """Close the crawl (reason ``write_failed``) once its engine runs; a component that
+    failed before (while the crawl opened) calls it again when the engine first asks."""
     engine = crawler.engine
-    if engine is not None and engine.running:
+    if engine is not None and engine.running:  # a second close waits for the first
         deferred_from_coro(engine.close_spider_async(reason=WRITE_FAILED_REASON))

@@ -47,6 +47,7 @@ EXTENSIONS: dict[str, int | None] = {
     "topics_crawler.extensions.progress.CrawlProgress": 500,  # Progress and stats
     "topics_crawler.extensions.failures.FailureLog": 700,  # Reliability
     "topics_crawler.extensions.health.CrawlHealth": 800,  # Reliability
+    "topics_crawler.extensions.summary.RunSummary": 850,  # Progress and stats (after health)
     "topics_crawler.extensions.stats_file.StatsFile": 900,  # Progress and stats
 }
 # ITEM_PIPELINES, FEED_EXPORTERS and DOWNLOAD_HANDLERS stay with their concerns below.
@@ -89,6 +90,7 @@ PROGRESS_FIRST_LOG = 10.0  # seconds to the first one
 PROGRESS_LIVE = "auto"  # a live line on stderr when it is a terminal: auto | on | off
 PROGRESS_REFRESH = 1.0  # seconds between redraws of the live line
 STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
+SUMMARY_ENABLED = True  # a "Run summary: …" line at the end (topics_crawler/extensions/summary.py)
 
 # --- Record and replay -------------------------------------------------------------
 # -s REPLAY_MODE=record stores every response under REPLAY_DIR; -s REPLAY_MODE=replay
@@ -116,6 +118,9 @@ FEED_STORAGES = {
     "": "topics_crawler.output.feeds.CheckedFileFeedStorage",
     "file": "topics_crawler.output.feeds.CheckedFileFeedStorage",
 }
+# A run that exports nothing (nothing new) leaves a feed file as it was: an -O feed is not
+# replaced by an empty one (Scrapy opens a feed at its first item).
+FEED_STORE_EMPTY = False
 FEED_EXPORTERS = {
     "parquet": "topics_crawler.output.exporters.ParquetItemExporter",
     "csv": "topics_crawler.output.exporters.CsvItemExporter",

@@ -17,19 +17,22 @@ A Parquet feed given with ``-o`` (append) whose file already holds data is refus
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
 and finding out at the end of the crawl would lose what it scraped.
 
-A crawl where a write failed (stat ``write_failed``, see
-:func:`topics_crawler.errors.record_write_failure`), whose health checks failed (stat
-``health/failed``, set by :class:`topics_crawler.extensions.health.CrawlHealth`), or that
-closed for a reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
-``shutdown``…), exits with status 1.
+Once the crawl is over its final stats decide the exit status
+(:func:`topics_crawler.errors.exit_code`, README "Exit codes"): 1 when a write failed
+(stat ``write_failed``, see :func:`topics_crawler.errors.record_write_failure`), 3 when
+the site refused the crawl (stat ``refused_by_site``), 1 when its health checks failed
+(stat ``health/failed``, set by :class:`topics_crawler.extensions.health.CrawlHealth`) or
+it closed for a reason other than ``finished`` or a ``closespider_*`` limit
+(``redis_lost``, ``shutdown``…); else 0, "nothing new" included.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import sqlite3
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
-from urllib.parse import urlsplit
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
@@ -37,15 +40,17 @@ from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
 from topics_crawler.commands.settings_check import settings_error
-from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted, ExitCode
-from topics_crawler.extensions.health import HEALTH_FAILED_STAT
+from topics_crawler.errors import CrawlNotStarted, ExitCode, exit_code
 from topics_crawler.output.exporters import ParquetItemExporter
+from topics_crawler.output.feeds import local_feed_path
 
 if TYPE_CHECKING:
     import argparse
 
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+
+logger = logging.getLogger(__name__)
 
 ARGUMENT_ERROR_EXIT = ExitCode.USAGE
 CRAWL_FAILURE_EXIT = ExitCode.FAILED
@@ -63,19 +68,6 @@ def preflight_error(settings: BaseSettings) -> str | None:
             check(settings)
         except CrawlNotStarted as exc:
             return str(exc)
-    return None
-
-
-def local_feed_path(uri: str) -> Path | None:
-    """The local file a feed URI names (plain path or ``file://``), None for other
-    storages and for URIs with ``%(name)s`` placeholders."""
-    if "%(" in uri:
-        return None
-    parts = urlsplit(uri)
-    if parts.scheme == "file":
-        return Path(parts.path)
-    if len(parts.scheme) <= 1:  # no scheme, or a Windows drive letter
-        return Path(uri)
     return None
 
 
@@ -98,15 +90,9 @@ def feed_append_error(settings: BaseSettings) -> str | None:
     return None
 
 
-def crawl_failed(crawler: Crawler) -> bool:
-    """True when the crawl's health checks failed or it closed for a failure reason."""
-    stats = crawler.stats
-    if stats is None:
-        return False
-    if stats.get_value(HEALTH_FAILED_STAT) or stats.get_value(WRITE_FAILED_STAT):
-        return True
-    reason = str(stats.get_value("finish_reason") or "finished")
-    return reason != "finished" and not reason.startswith("closespider_")
+def crawl_exit_code(crawler: Crawler) -> ExitCode:
+    """The exit status of the finished crawl (:func:`topics_crawler.errors.exit_code`)."""
+    return exit_code(crawler.stats.get_stats()) if crawler.stats is not None else ExitCode.DONE
 
 
 def spider_argument_error(
@@ -127,6 +113,26 @@ def spider_argument_error(
     except ValueError as exc:
         return str(exc)
     return None
+
+
+#: What a crawl that could not start reports in one line (a full disk, an unwritable
+#: file, an add-on's check): anything else is a bug, and keeps its traceback.
+START_FAILURES = (CrawlNotStarted, OSError, sqlite3.Error)
+
+
+def start_failure(task: asyncio.Future[Any]) -> list[str]:
+    """``[why]`` when the crawl ``task`` failed to start for a reason that takes one line;
+    any other error is logged with its traceback. Either way the error is retrieved, so
+    asyncio never adds its own "Task exception was never retrieved"."""
+    if task.cancelled() or task.exception() is None:
+        return []
+    error = task.exception()
+    if isinstance(error, START_FAILURES):
+        cause = getattr(error, "strerror", None) or str(error)
+        filename = getattr(error, "filename", None)
+        return [f"{filename}: {cause}" if filename else cause]
+    logger.error("The crawl failed to start", exc_info=error)
+    return []
 
 
 def refuse(line: str, status: int = ARGUMENT_ERROR_EXIT) -> NoReturn:
@@ -166,7 +172,14 @@ class Command(ScrapyCrawlCommand):
         """
         assert self.crawler_process is not None
         crawler = self.crawler_process.create_crawler(args[0])
-        self.crawler_process.crawl(crawler, **opts.spargs)
+        started = self.crawler_process.crawl(crawler, **opts.spargs)
+        not_started: list[str] = []
+        if isinstance(started, asyncio.Future):
+            started.add_done_callback(lambda task: not_started.extend(start_failure(task)))
         self.crawler_process.start()
-        if self.crawler_process.bootstrap_failed or crawl_failed(crawler):
+        for reason in not_started:
+            print(f"scrapy crawl {args[0]}: error: crawl not started: {reason}", file=sys.stderr)
+        if self.crawler_process.bootstrap_failed:
             self.exitcode = CRAWL_FAILURE_EXIT
+        else:
+            self.exitcode = crawl_exit_code(crawler)

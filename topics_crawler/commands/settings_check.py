@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from urllib.parse import urlsplit
 
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
+
+from topics_crawler.safety.secrets import SESSION_SECRETS, secret_values
 
 #: ``check(value, settings)`` → why ``value`` is wrong, or None.
 Check = Callable[[Any, BaseSettings], str | None]
@@ -87,6 +90,19 @@ def _writable(path: Path, what: str) -> str | None:
         return f"{what} {path} is not writable: it is a directory"
     if not os.access(existing, os.W_OK):
         return f"{what} {path} is not writable: permission denied"
+    return _probe(existing, path, what)
+
+
+def _probe(existing: Path, path: Path, what: str) -> str | None:
+    """Make (and remove) a directory in ``existing``: what ``os.access`` cannot tell (root
+    may write anywhere, but not into ``/proc``; a read-only mount)."""
+    if existing == path and what == "file":
+        return None  # an existing file: its own permissions said it
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".topics-crawler-probe-", dir=existing))
+    except OSError as exc:
+        cause = exc.strerror or str(exc)
+        return f"{what} {path} is not writable: cannot create anything in {existing} ({cause})"
     return None
 
 
@@ -240,6 +256,31 @@ def telnet_console(value: Any, settings: BaseSettings) -> str | None:
     return None
 
 
+def header_value(value: Any, settings: BaseSettings) -> str | None:
+    """A value an HTTP header can carry as it is: no line break, no control character,
+    Latin-1 only (a session secret: the message never repeats the value)."""
+    text = str(value).strip()
+    if "\r" in text or "\n" in text:
+        return "holds a line break (a header cannot carry one): copy the value again"
+    control = next((c for c in text if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if control is not None:
+        return f"holds a control character ({ord(control):#04x}): copy the value again"
+    if any(ord(c) > 0xFF for c in text):
+        return "holds characters an HTTP header cannot carry (not Latin-1)"
+    return None
+
+
+def secrets_error(settings: BaseSettings) -> str | None:
+    """``NAME: why`` for a session secret (environment first, as the crawl reads them)
+    that cannot be sent as it is, or None."""
+    for name, value in secret_values(settings).items():
+        if name in SESSION_SECRETS:
+            problem = header_value(value, settings)
+            if problem is not None:
+                return f"{name}: {problem}"
+    return None
+
+
 _POSITIVE = number(minimum=0.0)
 _COUNT = number(minimum=0, whole=True)
 _RATIO = number(minimum=0.0, maximum=1.0)
@@ -281,6 +322,7 @@ RULES: dict[str, Check] = {
     "PROGRESS_FIRST_LOG": _POSITIVE,
     "PROGRESS_LIVE": choice("auto", "on", "off"),
     "PROGRESS_REFRESH": number(minimum=0.05),
+    "SUMMARY_ENABLED": flag,
     "DEPTH_LIMIT": _COUNT,
     "CLOSESPIDER_ITEMCOUNT": _COUNT,
     "CLOSESPIDER_PAGECOUNT": _COUNT,
@@ -361,7 +403,8 @@ RULES: dict[str, Check] = {
 
 
 def settings_error(settings: BaseSettings, rules: Mapping[str, Check] = RULES) -> str | None:
-    """``NAME: why`` for the first bad setting (in table order), or None when all are fine."""
+    """``NAME: why`` for the first bad setting (in table order), then the session secrets
+    (:func:`secrets_error`), or None when all are fine."""
     for name, check in rules.items():
         value = settings.get(name)
         if value is None:
@@ -369,4 +412,4 @@ def settings_error(settings: BaseSettings, rules: Mapping[str, Check] = RULES) -
         problem = check(value, settings)
         if problem is not None:
             return f"{name}: {problem}"
-    return None
+    return secrets_error(settings) if rules is RULES else None

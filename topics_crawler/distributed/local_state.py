@@ -25,6 +25,7 @@ from pathlib import Path
 from scrapy.settings import BaseSettings
 
 from topics_crawler.distributed.connection import DEFAULT_PREFIX, redact
+from topics_crawler.output.feeds import local_feed_paths
 
 logger = logging.getLogger(__name__)
 
@@ -70,27 +71,11 @@ def forget_crawl(folder: Path) -> None:
 # --- feed sizes at the last checkpoint ----------------------------------------------------
 
 
-def local_feed_paths(settings: BaseSettings, overwritten_only: bool = False) -> list[Path]:
-    """The local files of ``FEEDS`` (URIs with ``%(…)s`` parameters are left out);
-    ``overwritten_only``: those opened with ``overwrite`` (``-O``)."""
-    paths = []
-    for uri, options in settings.getdict("FEEDS").items():
-        text = str(uri)
-        if text.startswith("file://"):
-            text = text[len("file://") :]
-        elif "://" in text or "%(" in text:
-            continue
-        if overwritten_only and not (isinstance(options, dict) and options.get("overwrite")):
-            continue
-        paths.append(Path(text).absolute())
-    return paths
-
-
 def unfinished_overwritten_feed(settings: BaseSettings) -> Path | None:
     """A feed this worker would overwrite (``-O``) although it holds the worker's part of
     an unfinished crawl (a checkpoint of it is recorded), or None."""
     folder = state_dir(settings)
-    for feed in local_feed_paths(settings, overwritten_only=True):
+    for feed in local_feed_paths(settings, overwritten=True):
         if _size_file(folder, feed).exists() and feed.exists() and feed.stat().st_size:
             return feed
     return None
@@ -131,7 +116,7 @@ def record_starting_sizes(settings: BaseSettings) -> None:
     """Before anything is written: what is in the feeds now is this worker's checkpointed
     output (nothing, for a feed it overwrites), so a kill before its first checkpoint
     is cut back to it."""
-    overwritten = set(local_feed_paths(settings, overwritten_only=True))
+    overwritten = set(local_feed_paths(settings, overwritten=True))
     sizes = {
         feed: 0 if feed in overwritten or not feed.exists() else feed.stat().st_size
         for feed in local_feed_paths(settings)

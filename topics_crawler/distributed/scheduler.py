@@ -47,13 +47,13 @@ from topics_crawler.distributed.connection import (
 from topics_crawler.distributed.leases import LeasedPriorityQueue
 from topics_crawler.distributed.local_state import (
     cut_feeds_back,
-    local_feed_paths,
     record_starting_sizes,
     remember_crawl,
     state_dir,
 )
 from topics_crawler.distributed.marker import join_crawl
 from topics_crawler.distributed.workers import worker_id
+from topics_crawler.output.feeds import local_feed_paths
 from topics_crawler.scheduling.not_before import NotBeforeGate
 
 if TYPE_CHECKING:

@@ -43,7 +43,6 @@ from topics_crawler.distributed.leases import reclaim_dead_workers
 from topics_crawler.distributed.local_state import (
     forget_crawl,
     forget_feed_sizes,
-    local_feed_paths,
     state_dir,
 )
 from topics_crawler.distributed.marker import (
@@ -52,6 +51,7 @@ from topics_crawler.distributed.marker import (
     mark_finished,
     marker_value,
 )
+from topics_crawler.output.feeds import local_feed_paths
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,10 @@
 Checks (each off unless configured):
 
 * ``HEALTH_MIN_ITEMS`` — ``{"story": 1, "author": 1}``: at least that many
-  items of each type were scraped;
+  items of each type were found: scraped, or known already — unchanged since the last
+  run, listed by a feed whose stories the dataset has (``feed/known``), exported or
+  staged by the killed process of a resumed job — so a quiet feed run and a resume that
+  completes a job are healthy;
 * ``HEALTH_MAX_FAILURE_RATIO`` — pages that failed for good (``failures/total``,
   deleted entities excluded) over pages attempted (``parse/pages/*`` +
   ``fetch/failed/*``);
@@ -34,8 +37,9 @@ from itemadapter import ItemAdapter
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
-from topics_crawler.errors import WRITE_FAILED_REASON
+from topics_crawler.errors import HEALTH_FAILED_STAT, WRITE_FAILED_REASON, WRITE_FAILED_STAT
 from topics_crawler.pages.coverage import CORE_FIELDS, FOUND_STAT, PAGES_STAT
+from topics_crawler.resume.scheduler import EXPORTED_BEFORE_STAT
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -43,9 +47,6 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
 logger = logging.getLogger(__name__)
-
-#: Stat set to True when any check failed (read by the crawl command).
-HEALTH_FAILED_STAT = "health/failed"
 
 
 @dataclass(frozen=True)
@@ -109,18 +110,31 @@ def ratio(part: int, whole: int) -> float:
     return part / whole
 
 
+def known_already(item_type: str, stats: Mapping[str, Any]) -> dict[str, int]:
+    """Entities of ``item_type`` this run found without exporting them now: unchanged
+    since the last run, listed by a feed while the dataset has them (``feed/known``:
+    stories only), exported or staged by the killed process of a resumed job."""
+    known = {
+        "unchanged": int(stats.get(f"dedupe/unchanged/{item_type}", 0)),
+        "already in the dataset": int(stats.get("feed/known", 0)) if item_type == "story" else 0,
+        "exported before the resume": int(stats.get(f"{EXPORTED_BEFORE_STAT}{item_type}", 0)),
+        "staged before the resume": int(stats.get(f"dataset/resumed/{item_type}", 0)),
+    }
+    return {what: count for what, count in known.items() if count}
+
+
 def _min_items_check(
     item_type: str, minimum: int, exported: int, stats: Mapping[str, Any]
 ) -> CheckResult:
-    """Valid entities found: exported now, unchanged since the last run (an
-    incremental crawl that finds nothing new is healthy), or staged by the killed
-    process of a resumed dataset job (``dataset/resumed/<type>``)."""
-    unchanged = int(stats.get(f"dedupe/unchanged/{item_type}", 0))
-    resumed = int(stats.get(f"dataset/resumed/{item_type}", 0))
-    found = exported + unchanged + resumed
-    detail = f"{found} {item_type} items ({exported} exported, {unchanged} unchanged"
-    detail += f", {resumed} staged before the resume)" if resumed else ")"
-    detail += f", minimum {minimum}"
+    """Valid entities found: exported now, or known already (:func:`known_already`): an
+    incremental crawl or a feed run that finds nothing new is healthy, as is a resume
+    that completes a killed job."""
+    known = known_already(item_type, stats)
+    found = exported + sum(known.values())
+    parts = [f"{exported} exported", *(f"{count} {what}" for what, count in known.items())]
+    if "unchanged" not in known:
+        parts.insert(1, "0 unchanged")
+    detail = f"{found} {item_type} items ({', '.join(parts)}), minimum {minimum}"
     return CheckResult(f"min_items/{item_type}", found >= minimum, detail)
 
 
@@ -215,7 +229,8 @@ class CrawlHealth:
         if getattr(spider, "one_page_run", False):  # scrapy parse / shell: no crawl to judge
             logger.info("One-page run: no crawl-level health checks")
             return
-        if reason == WRITE_FAILED_REASON:  # already failed, with its one line
+        if reason == WRITE_FAILED_REASON or self.stats.get_value(WRITE_FAILED_STAT):
+            # already failed, with its one line
             logger.info("Health checks skipped: the crawl stopped on a failed write")
             return
         results = evaluate(self.config, self.stats.get_stats(), self.items)

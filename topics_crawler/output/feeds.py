@@ -10,6 +10,9 @@ with two additions, both through Scrapy's public feed-storage interface:
   silently instead of logging one traceback per item;
 * while open, the file is listed by :func:`open_feed_files`, so the ``JOBDIR`` journal can
   flush it and record its size at each checkpoint without reaching into the feed exporter.
+
+:func:`local_feed_path` and :func:`local_feed_paths` name the local files of ``FEEDS``
+(what the journal and a distributed worker cut back after a kill).
 """
 
 from __future__ import annotations
@@ -18,16 +21,46 @@ import io
 import weakref
 from pathlib import Path
 from typing import IO, Any, Self
+from urllib.parse import urlsplit
 
 from scrapy import Spider
 from scrapy.crawler import Crawler
 from scrapy.extensions.feedexport import FileFeedStorage
+from scrapy.settings import BaseSettings
 
 from topics_crawler.errors import record_write_failure
 
 _OPEN_FILES: weakref.WeakKeyDictionary[Crawler, dict[str, CheckedFile]] = (
     weakref.WeakKeyDictionary()
 )
+
+
+def local_feed_path(uri: str) -> Path | None:
+    """The local file a feed URI names (plain path or ``file://``), None for other
+    storages and for URIs with ``%(name)s`` placeholders."""
+    if "%(" in uri:
+        return None
+    parts = urlsplit(uri)
+    if parts.scheme == "file":
+        return Path(parts.path)
+    if len(parts.scheme) <= 1:  # no scheme, or a Windows drive letter
+        return Path(uri)
+    return None
+
+
+def local_feed_paths(settings: BaseSettings, *, overwritten: bool | None = None) -> list[Path]:
+    """The absolute local files of ``FEEDS``; ``overwritten``: only those opened with
+    (True, ``-O``) or without (False, ``-o``) ``overwrite``."""
+    default = settings.getbool("FEED_URI_PARAMS_OVERWRITE", False)
+    paths = []
+    for uri, options in settings.getdict("FEEDS").items():
+        path = local_feed_path(str(uri))
+        if path is None:
+            continue
+        overwrite = bool(options.get("overwrite", default)) if isinstance(options, dict) else False
+        if overwritten is None or overwrite == overwritten:
+            paths.append(path.absolute())
+    return paths
 
 
 def open_feed_files(crawler: Crawler) -> dict[str, CheckedFile]:

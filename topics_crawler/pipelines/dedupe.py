@@ -18,6 +18,10 @@ emitted the entity, in which case the in-run rules above apply, so the last
 emitted record always holds everything this run saw. ``DEDUPE_EMIT_ALL`` turns
 the cross-run check off (everything is emitted; the state is still updated).
 
+The first record of an entity this run emits counts as ``dedupe/new/<type>`` when no
+earlier run recorded it, ``dedupe/changed/<type>`` when one did with other content
+(``dedupe/unchanged_emitted/<type>`` when ``DEDUPE_EMIT_ALL`` emits it unchanged).
+
 Memory: the merged records of the current run (one per entity, since a card and its
 page must meet) are kept on disk in a scratch SQLite file (:mod:`._entity_store`), so
 memory does not grow with the crawl; the cross-run state is on disk too.
@@ -104,7 +108,7 @@ class DedupePipeline:
         if arrival in entity.previous and not self.emit_all:
             raise self._drop("unchanged", item_type, record)
         entity.emitted = True
-        self.stats.inc_value(f"dedupe/new/{item_type}")
+        self.stats.inc_value(f"dedupe/{_novelty(entity, arrival)}/{item_type}")
         return item if isinstance(item, ITEM_TYPES) else _as_item(record, item)
 
     def _later_arrival(
@@ -146,6 +150,13 @@ class DedupePipeline:
     def _drop(self, why: str, item_type: str, record: dict[str, Any]) -> DropItem:
         self.stats.inc_value(f"dedupe/{why}/{item_type}")
         return DropItem(f"{why.capitalize()} {item_type} {record.get('url')}", log_level="DEBUG")
+
+
+def _novelty(entity: Entity, arrival: str) -> str:
+    """``new`` (no earlier run recorded the entity), ``changed`` or ``unchanged_emitted``."""
+    if not entity.previous:
+        return "new"
+    return "unchanged_emitted" if arrival in entity.previous else "changed"
 
 
 def _as_item(record: dict[str, Any], fallback: Any) -> Item | Any:

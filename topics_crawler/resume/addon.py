@@ -19,7 +19,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
 from topics_crawler.errors import CrawlNotStarted, check_or_log
-from topics_crawler.resume.journal import JOURNAL_NAME
+from topics_crawler.resume.journal import JOURNAL_NAME, CrawlJournal
 
 logger = logging.getLogger(__name__)
 
@@ -40,10 +40,15 @@ class CrashSafeResume:
 
     @classmethod
     def preflight(cls, settings: BaseSettings) -> None:
-        """Raise :class:`ResumeError` when resuming ``JOBDIR`` would overwrite output."""
+        """Raise :class:`ResumeError` when resuming ``JOBDIR`` would overwrite output, and
+        :class:`~topics_crawler.errors.CrawlNotStarted` when its journal cannot be
+        written (a full disk): opened here, before anything starts."""
         jobdir = settings.get("JOBDIR")
-        if jobdir and not settings.get("REDIS_URL") and (Path(jobdir) / JOURNAL_NAME).exists():
+        if not jobdir or settings.get("REDIS_URL"):
+            return
+        if (Path(jobdir) / JOURNAL_NAME).exists():
             cls._check_feeds_append(settings)
+        CrawlJournal.for_jobdir(jobdir)
 
     def update_settings(self, settings: BaseSettings) -> None:
         if not settings.get("JOBDIR") or settings.get("REDIS_URL"):

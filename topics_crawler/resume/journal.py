@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Self
 
 from scrapy.settings import BaseSettings
 
+from topics_crawler.errors import CrawlNotStarted
 from topics_crawler.utils.sqlite import open_sqlite
 
 JOURNAL_NAME = "journal.sqlite"
@@ -65,7 +67,11 @@ class CrawlJournal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._db = open_sqlite(path, _SCHEMA)
+        try:
+            self._db = open_sqlite(path, _SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            cause = getattr(exc, "strerror", None) or str(exc)
+            raise CrawlNotStarted(f"the crawl journal {path} cannot be written: {cause}") from exc
         self.progress = PageProgress()
         self._commit_hooks: list[Callable[[], None]] = []
         self._seq = int(
@@ -151,6 +157,16 @@ class CrawlJournal:
     def get_hashes(self, key: str) -> frozenset[str]:
         row = self._db.execute("SELECT hashes FROM dedupe WHERE key = ?", (key,)).fetchone()
         return frozenset(row[0].split()) if row else frozenset()
+
+    def entities_by_type(self) -> dict[str, int]:
+        """Entities whose records the job exported so far (as of the last commit), per item
+        type: an entity known under two keys (an author's id and username) shares its
+        hashes, so it counts once."""
+        rows = self._db.execute(
+            "SELECT substr(key, 1, instr(key, ':') - 1), COUNT(DISTINCT hashes) FROM dedupe"
+            " WHERE instr(key, ':') > 0 GROUP BY 1"
+        )
+        return {str(item_type): int(count) for item_type, count in rows}
 
     def put_hashes(self, key: str, hashes: Iterable[str]) -> None:
         self._db.execute(

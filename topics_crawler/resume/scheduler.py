@@ -3,13 +3,19 @@
 Requests wait in memory (a priority heap) and in the journal; every
 ``RESUME_CHECKPOINT_INTERVAL`` seconds, when no callback output is between the spider
 and the feeds or the scheduler, the feed files are flushed and the journal committed
-with their sizes. On open, a journal with progress means a resume: feed files are cut back to their
-checkpointed size and the pending requests are scheduled again.
+with their sizes. On open, feed files are cut back to their checkpointed size, and a journal
+with progress means a resume: the pending requests are scheduled again. Then, before
+anything is fetched, the size of each appended local feed the journal does not know yet
+is committed: a job killed (or stopped by a full disk) before its first checkpoint is cut
+back to where it started, never exported twice; a journal that cannot be written at all
+fetches nothing and stops the crawl with one line.
 
 Stats as Scrapy's scheduler keeps them: ``scheduler/enqueued`` and ``scheduler/dequeued``
 (with ``/journal`` twins, as Scrapy's have ``/memory`` and ``/disk``), each request once
 however long the not-before gate holds it; requests resumed from the journal were
-enqueued by the earlier run, so they count as dequeued only.
+enqueued by the earlier run, so they count as dequeued only. A resume also records
+``resume/exported_before/<type>``: the entities the job's earlier processes exported
+(the health checks and the run summary count them as found).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import logging
 import os
 import pickle
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -27,8 +34,8 @@ from scrapy.core.scheduler import BaseScheduler
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.request import request_from_dict
 
-from topics_crawler.errors import record_write_failure
-from topics_crawler.output.feeds import open_feed_files
+from topics_crawler.errors import record_write_failure, stop_crawl
+from topics_crawler.output.feeds import local_feed_paths, open_feed_files
 from topics_crawler.resume.journal import CrawlJournal
 from topics_crawler.scheduling.not_before import NotBeforeGate
 
@@ -37,6 +44,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Stat prefix: entities the earlier processes of a resumed job exported, per item type.
+EXPORTED_BEFORE_STAT = "resume/exported_before/"
 #: Heap entry: (-priority, seq, fingerprint, the request or its pickled dict).
 _Entry = tuple[int, int, str, Request | bytes]
 
@@ -65,16 +74,21 @@ class JournalScheduler(BaseScheduler):
     def open(self, spider: Spider) -> None:
         self._spider = spider
         done, pending = self.journal.counts()
+        self._cut_feeds_back()
         if done or pending:
-            self._cut_feeds_back()
             for entry in self.journal.pending():
                 heapq.heappush(self._heap, (-entry.priority, entry.seq, entry.fp, entry.request))
+            stats = self.crawler.stats
+            for item_type, count in self.journal.entities_by_type().items():
+                if stats is not None:
+                    stats.set_value(f"{EXPORTED_BEFORE_STAT}{item_type}", count)
             logger.info(
                 "Resuming the crawl in %s: %d pages done, %d requests pending",
                 self.journal.path.parent,
                 done,
                 pending,
             )
+        self._commit_starting_sizes()
         self._checkpoints.start(self.interval, now=False)
 
     def close(self, reason: str) -> None:
@@ -85,6 +99,8 @@ class JournalScheduler(BaseScheduler):
         self.journal.close()
 
     def has_pending_requests(self) -> bool:
+        if self._failed:  # the journal cannot be written: nothing more is done
+            return False
         return bool(self._heap) or bool(self.gate)
 
     def __len__(self) -> int:
@@ -108,6 +124,9 @@ class JournalScheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
+        if self._failed:
+            stop_crawl(self.crawler)  # failed before the engine ran: it stops now
+            return None
         request = self.gate.take(self._pop, self._push_back)
         stats = self.crawler.stats
         if request is not None and stats is not None:
@@ -137,8 +156,14 @@ class JournalScheduler(BaseScheduler):
         journal keeps its last checkpoint, from which the same command resumes."""
         if self._failed or (self.journal.progress.outputs_in_flight and not force):
             return
+        if self._commit(self._flush_feeds) and self.crawler.stats is not None:
+            self.crawler.stats.inc_value("resume/checkpoints")
+
+    def _commit(self, feed_sizes: Callable[[], dict[str, int]]) -> bool:
+        """Commit the journal with ``feed_sizes()``; False (the crawl stopping, one line)
+        when it cannot be written."""
         try:
-            self.journal.commit(self._flush_feeds())
+            self.journal.commit(feed_sizes())
         except (OSError, sqlite3.Error) as exc:
             self._failed = True
             cause = getattr(exc, "strerror", None) or str(exc)
@@ -148,9 +173,20 @@ class JournalScheduler(BaseScheduler):
                 f"Crawl journal {self.journal.path} not saved: {cause}; stopping the crawl "
                 "(the same command resumes it from the last checkpoint)",
             )
-            return
-        if self.crawler.stats is not None:
-            self.crawler.stats.inc_value("resume/checkpoints")
+            return False
+        return True
+
+    def _commit_starting_sizes(self) -> None:
+        """Commit the size of each appended local feed the journal has no size for yet
+        (0 when it does not exist), before anything is written to it."""
+        known = self.journal.feed_sizes()
+        sizes = {
+            str(path): path.stat().st_size if path.exists() else 0
+            for path in local_feed_paths(self.crawler.settings, overwritten=False)
+            if str(path) not in known
+        }
+        if sizes:
+            self._commit(lambda: sizes)
 
     def _flush_feeds(self) -> dict[str, int]:
         """Flush every open local feed file (:mod:`topics_crawler.output.feeds`); their sizes."""

@@ -1,0 +1,111 @@
+"""One line at the end of every run: what it found per entity, where the data is, the verdict.
+
+    Run summary: story 12 new, 3 changed, 40 unchanged, 1 failed; author 9 new;
+    data in data/llm; exit 0 (done)
+
+Per item type, from the run's stats: **new** (first seen by any run: ``dedupe/new``),
+**changed** (seen by an earlier run, with other content: ``dedupe/changed``),
+**unchanged** (already known: :func:`~topics_crawler.extensions.health.known_already`:
+unchanged since the last run, in the dataset already for a feed, done before a
+resume), **failed** (pages of the kind that failed for good or did not parse, items of
+the type validation rejected). Types with nothing to say are left out; a run that found
+nothing says so. **Where**: ``DATASET_DIR``, else the local feed files, else "no
+output". **Exit**: the status ``scrapy crawl`` will exit with
+(:func:`topics_crawler.errors.exit_code`).
+
+The line is logged (INFO) after the health checks and kept as the stat
+``summary/line``, so it is in ``STATS_FILE`` too. ``SUMMARY_ENABLED=False`` turns it off.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self
+
+from scrapy import Spider, signals
+from scrapy.exceptions import NotConfigured
+
+from topics_crawler.errors import ExitCode, exit_code
+from topics_crawler.extensions.health import known_already
+from topics_crawler.items import ITEM_CLASSES
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_STAT = "summary/line"
+#: The page kind whose failures count against each item type.
+PAGE_KIND = {"tag_page": "tag"}
+VERDICTS = {
+    ExitCode.DONE: "done",
+    ExitCode.FAILED: "failed",
+    ExitCode.USAGE: "bad usage",
+    ExitCode.REFUSED: "refused by the site",
+}
+
+
+def entity_counts(item_type: str, stats: Mapping[str, Any]) -> dict[str, int]:
+    """``{"new", "changed", "unchanged", "failed"}`` counts of one item type."""
+    kind = PAGE_KIND.get(item_type, item_type)
+    failures = (f"fetch/failed/{kind}", f"parse/failed/{kind}", f"validate/rejected/{item_type}")
+    failed = sum(int(stats.get(key, 0)) for key in failures)
+    return {
+        "new": int(stats.get(f"dedupe/new/{item_type}", 0)),
+        "changed": int(stats.get(f"dedupe/changed/{item_type}", 0)),
+        "unchanged": sum(known_already(item_type, stats).values())
+        + int(stats.get(f"dedupe/unchanged_emitted/{item_type}", 0)),
+        "failed": failed,
+    }
+
+
+def where_the_data_is(settings: BaseSettings) -> str:
+    """``data in <DATASET_DIR>``, else ``data in <feed>, <feed>``, else ``no output``."""
+    dataset = settings.get("DATASET_DIR")
+    if dataset:
+        return f"data in {dataset}"
+    feeds = [str(uri) for uri in settings.getdict("FEEDS")]
+    if feeds:
+        return f"data in {', '.join(feeds)}"
+    return "no output (give -o FILE or -s DATASET_DIR=…)"
+
+
+def summary_line(stats: Mapping[str, Any], settings: BaseSettings) -> str:
+    """The one line (see the module docstring)."""
+    parts = []
+    for item_type in ITEM_CLASSES:
+        counts = entity_counts(item_type, stats)
+        said = [f"{count} {what}" for what, count in counts.items() if count]
+        if said:
+            parts.append(f"{item_type} {', '.join(said)}")
+    found = "; ".join(parts) or "nothing found"
+    code = exit_code(stats)
+    return f"Run summary: {found}; {where_the_data_is(settings)}; exit {code} ({VERDICTS[code]})"
+
+
+class RunSummary:
+    """Extension logging :func:`summary_line` when the spider closes."""
+
+    def __init__(self, stats: StatsCollector, settings: BaseSettings) -> None:
+        self.stats = stats
+        self.settings = settings
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        if not crawler.settings.getbool("SUMMARY_ENABLED", True):
+            raise NotConfigured("SUMMARY_ENABLED is off")
+        assert crawler.stats is not None
+        extension = cls(crawler.stats, crawler.settings)
+        crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
+        return extension
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        if getattr(spider, "one_page_run", False):  # scrapy parse / shell: no run to sum up
+            return
+        stats = {**self.stats.get_stats(), "finish_reason": reason}
+        line = summary_line(stats, self.settings)
+        self.stats.set_value(SUMMARY_STAT, line)
+        logger.info("%s", line)
