@@ -5,6 +5,7 @@ journal) is reported and stops the crawl."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Mapping
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,16 @@ def check_or_log(check: Callable[[BaseSettings], None], settings: BaseSettings) 
     except CrawlNotStarted as exc:
         logger.error("Crawl not started: %s", exc)
         raise
+    except (OSError, sqlite3.Error) as exc:  # the check could not write what it checks
+        logger.error("Crawl not started: %s", describe_failure(exc))
+        raise CrawlNotStarted(describe_failure(exc)) from exc
+
+
+def describe_failure(error: BaseException) -> str:
+    """``<file>: <cause>`` of a failed write (just the cause when no file is named)."""
+    cause = getattr(error, "strerror", None) or str(error)
+    filename = getattr(error, "filename", None)
+    return f"{filename}: {cause}" if filename else cause
 
 
 #: Stat set when a write the crawl's data depends on failed (feed, dataset, journal):

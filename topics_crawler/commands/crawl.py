@@ -30,8 +30,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 import sys
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
@@ -40,7 +43,7 @@ from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
 from topics_crawler.commands.settings_check import settings_error
-from topics_crawler.errors import CrawlNotStarted, ExitCode, exit_code
+from topics_crawler.errors import CrawlNotStarted, ExitCode, describe_failure, exit_code
 from topics_crawler.output.exporters import ParquetItemExporter
 from topics_crawler.output.feeds import local_feed_path
 
@@ -54,20 +57,46 @@ logger = logging.getLogger(__name__)
 
 ARGUMENT_ERROR_EXIT = ExitCode.USAGE
 CRAWL_FAILURE_EXIT = ExitCode.FAILED
+#: What a crawl that could not start reports in one line (a full disk, an unwritable
+#: file, an add-on's check): anything else is a bug, and keeps its traceback.
+START_FAILURES = (CrawlNotStarted, OSError, sqlite3.Error)
 
 
 def preflight_error(settings: BaseSettings) -> str | None:
-    """Why the enabled add-ons say the crawl cannot start, or None."""
+    """Why the enabled add-ons say the crawl cannot start, or None. A check that could not
+    write what it checks (a full disk, a read-only mount) says so in one line too."""
     for path, priority in settings.getdict("ADDONS").items():
         if priority is None:
             continue
-        check = getattr(load_object(path) if isinstance(path, str) else path, "preflight", None)
+        addon = load_object(path) if isinstance(path, str) else path
+        check = getattr(addon, "preflight", None)
         if check is None:
             continue
         try:
             check(settings)
         except CrawlNotStarted as exc:
             return str(exc)
+        except START_FAILURES as exc:
+            area = addon.__module__.split(".")[1] if "." in addon.__module__ else addon.__name__
+            return f"{describe_failure(exc)} (while the {area} add-on checked its files)"
+    return None
+
+
+def log_file_error(settings: BaseSettings) -> str | None:
+    """Why ``LOG_FILE`` cannot take a line (a full disk: every log record would fail with
+    a traceback of its own), or None. Probed with a byte in a file of its own."""
+    log_file = settings.get("LOG_FILE")
+    if not log_file:
+        return None
+    folder = Path(str(log_file)).expanduser().absolute().parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder) as probe:
+            probe.write(b"\n")
+            probe.flush()
+            os.fsync(probe.fileno())
+    except OSError as exc:
+        return f"LOG_FILE {log_file}: {exc.strerror or exc}"
     return None
 
 
@@ -115,11 +144,6 @@ def spider_argument_error(
     return None
 
 
-#: What a crawl that could not start reports in one line (a full disk, an unwritable
-#: file, an add-on's check): anything else is a bug, and keeps its traceback.
-START_FAILURES = (CrawlNotStarted, OSError, sqlite3.Error)
-
-
 def start_failure(task: asyncio.Future[Any]) -> list[str]:
     """``[why]`` when the crawl ``task`` failed to start for a reason that takes one line;
     any other error is logged with its traceback. Either way the error is retrieved, so
@@ -128,9 +152,7 @@ def start_failure(task: asyncio.Future[Any]) -> list[str]:
         return []
     error = task.exception()
     if isinstance(error, START_FAILURES):
-        cause = getattr(error, "strerror", None) or str(error)
-        filename = getattr(error, "filename", None)
-        return [f"{filename}: {cause}" if filename else cause]
+        return [describe_failure(error)]
     logger.error("The crawl failed to start", exc_info=error)
     return []
 
@@ -159,7 +181,7 @@ class Command(ScrapyCrawlCommand):
         bad_setting = settings_error(self.settings)
         if bad_setting is not None:
             refuse(f"scrapy crawl {args[0]}: error: {bad_setting}")
-        not_started = preflight_error(self.settings)
+        not_started = preflight_error(self.settings) or log_file_error(self.settings)
         if not_started is not None:
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {not_started}", 1)
 

@@ -3,7 +3,9 @@
 Listens to :data:`topics_crawler.signals.page_failed` (sent by the spider for
 final fetch and parse failures). Each failure becomes a line
 ``{"url", "kind", "status", "reason", "attempts", "time"}``, written and
-flushed at once, so a crash loses none. Where the file goes:
+flushed at once, so a crash loses none (a file that cannot be written stops the crawl
+with one line, as any failed write: :func:`~topics_crawler.errors.record_write_failure`).
+Where the file goes:
 
 1. ``FAILURES_FILE`` when set;
 2. else ``<DATASET_DIR>/failures.jsonl`` when ``DATASET_DIR`` is set;
@@ -17,6 +19,7 @@ other failure counts in ``failures/total`` and ``failures/<reason>``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections import Counter
@@ -27,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, Self
 from scrapy import Spider, signals
 from scrapy.settings import BaseSettings
 
+from topics_crawler.errors import record_write_failure
 from topics_crawler.items.values import format_timestamp
 from topics_crawler.output.sidecar import sidecar_path
 from topics_crawler.signals import page_failed
@@ -58,16 +62,17 @@ def failure_reason(kind: str, status: int | None, reason: str) -> str:
 class FailureLog:
     """Extension writing ``failures.jsonl`` and the ``failures/*`` stats."""
 
-    def __init__(self, stats: StatsCollector, path: Path | None) -> None:
+    def __init__(self, stats: StatsCollector, path: Path | None, crawler: Crawler) -> None:
         self.stats = stats
         self.path = path
+        self.crawler = crawler
         self.file: IO[str] | None = None
         self.reasons: Counter[str] = Counter()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         assert crawler.stats is not None
-        extension = cls(crawler.stats, failures_path(crawler.settings))
+        extension = cls(crawler.stats, failures_path(crawler.settings), crawler)
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.page_failed, signal=page_failed)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
@@ -76,9 +81,25 @@ class FailureLog:
     def spider_opened(self, spider: Spider) -> None:
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.file = self.path.open("w", encoding="utf-8")  # one run's failures, not stale ones
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.file = self.path.open("w", encoding="utf-8")  # one run's failures only
+        except OSError as exc:
+            self._fail(exc)
+            return
         self.stats.set_value("failures/file", str(self.path))
+
+    def _fail(self, exc: OSError) -> None:
+        """One line, the crawl stopped; nothing more is written to the file."""
+        file, self.file = self.file, None
+        if file is not None:
+            with contextlib.suppress(OSError):  # what is buffered cannot be written either
+                file.close()
+        record_write_failure(
+            self.crawler,
+            "failures",
+            f"Cannot write {self.path}: {exc.strerror or exc}; stopping the crawl",
+        )
 
     def page_failed(
         self,
@@ -105,12 +126,18 @@ class FailureLog:
             "time": format_timestamp(datetime.now(UTC)),
         }
         if self.file is not None:
-            self.file.write(json.dumps(record, ensure_ascii=False) + "\n")
-            self.file.flush()
+            try:
+                self.file.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self.file.flush()
+            except OSError as exc:
+                self._fail(exc)
 
     def spider_closed(self, spider: Spider) -> None:
         if self.file is not None:
-            self.file.close()
+            try:
+                self.file.close()
+            except OSError as exc:
+                self._fail(exc)
             self.file = None
         if not self.reasons:
             return

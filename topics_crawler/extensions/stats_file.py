@@ -1,7 +1,9 @@
 """Write the crawl's final stats as JSON to ``STATS_FILE`` when the spider closes.
 
 For schedulers and scripts that want the numbers of a finished crawl (items
-per type, parse errors, failures) without scraping the log.
+per type, parse errors, failures) without scraping the log. A file that cannot be
+written (a full disk) is one error line; the crawl's data and its exit status do not
+depend on it (Scrapy dumps the same stats into the log).
 """
 
 from __future__ import annotations
@@ -39,9 +41,17 @@ class StatsFile:
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         data = {**self.stats.get_stats(), "finish_reason": reason}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(data, indent=2, sort_keys=True, default=_json_default)
-        self.path.write_text(text + "\n", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            logger.error(
+                "Stats not written to %s: %s (the crawl's data does not depend on them)",
+                self.path,
+                exc.strerror or exc,
+            )
+            return
         logger.info("Stats written to %s", self.path)
 
 

@@ -9,6 +9,7 @@ appended to, so the rejects of earlier runs into the same folder stay on record.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from datetime import UTC, datetime
@@ -66,21 +67,32 @@ class RejectsWriter:
         self.path = path
         self._file: IO[str] | None = None
         self.written = 0
+        self.failed: OSError | None = None
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append one record and flush it, so a crash loses no reject."""
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # backslashreplace: a lone surrogate (no UTF-8 for it) is written as \\udXXX,
-            # which inside a JSON string reads back as the same character
-            self._file = self.path.open("a", encoding="utf-8", errors="backslashreplace")
+        """Append one record and flush it, so a crash loses no reject. An ``OSError`` (a
+        full disk) is raised, and again for every later record: the file is given up."""
+        if self.failed is not None:
+            raise self.failed
         line = json.dumps(_finite(record), ensure_ascii=False, allow_nan=False, default=repr)
-        self._file.write(line + "\n")
-        self._file.flush()
+        try:
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # backslashreplace: a lone surrogate (no UTF-8 for it) is written as
+                # \\udXXX, which inside a JSON string reads back as the same character
+                self._file = self.path.open("a", encoding="utf-8", errors="backslashreplace")
+            self._file.write(line + "\n")
+            self._file.flush()
+        except OSError as exc:
+            self.failed = exc
+            self.close()
+            raise
         self.written += 1
 
     def close(self) -> None:
-        """Close the file if it was opened."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        """Close the file if it was opened (what a full disk kept in its buffer is lost
+        with the write that already failed)."""
+        file, self._file = self._file, None
+        if file is not None:
+            with contextlib.suppress(OSError):
+                file.close()

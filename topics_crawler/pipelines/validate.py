@@ -24,6 +24,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from topics_crawler.errors import record_write_failure
 from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
 from topics_crawler.items.fields import (
     DOMAIN_RE,
@@ -292,16 +293,19 @@ class ValidatePipeline:
     ``validate/rejected/<type>/<reason>`` (one per reason of each rejected item).
     """
 
-    def __init__(self, stats: StatsCollector, rejects: RejectsWriter) -> None:
+    def __init__(
+        self, stats: StatsCollector, rejects: RejectsWriter, crawler: Crawler | None = None
+    ) -> None:
         self.stats = stats
         self.rejects = rejects
+        self.crawler = crawler
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ValidatePipeline:
         if not crawler.settings.getbool("VALIDATE_ENABLED", True):
             raise NotConfigured("VALIDATE_ENABLED is off")
         assert crawler.stats is not None
-        return cls(crawler.stats, RejectsWriter(rejects_path(crawler.settings)))
+        return cls(crawler.stats, RejectsWriter(rejects_path(crawler.settings)), crawler)
 
     def close_spider(self) -> None:
         self.rejects.close()
@@ -325,5 +329,12 @@ class ValidatePipeline:
         self.stats.inc_value(f"validate/rejected/{item_type}")
         for reason in reasons:
             self.stats.inc_value(f"validate/rejected/{item_type}/{reason}")
-        self.rejects.write(reject_record(item_type, url, reasons, record or item))
+        try:
+            self.rejects.write(reject_record(item_type, url, reasons, record or item))
+        except OSError as exc:  # a full disk: one line, the crawl stops (never lost unseen)
+            if self.crawler is not None:
+                line = (
+                    f"Cannot write {self.rejects.path}: {exc.strerror or exc}; stopping the crawl"
+                )
+                record_write_failure(self.crawler, "rejects", line)
         return DropItem(f"Rejected {item_type} {url}: {', '.join(reasons)}", log_level="WARNING")
