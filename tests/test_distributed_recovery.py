@@ -229,3 +229,37 @@ def test_a_redis_that_comes_back_empty_stops_the_workers_instead_of_a_recrawl(
         f"Redis emptied after {sum(first['story'].values())} stories (none twice), restarts "
         f"refused twice per worker; restarted crawl: {len(got['story'])} stories, each once"
     )
+
+
+def test_a_finished_crawl_stays_finished(
+    content: SiteContent, single_worker: dict, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """A worker SIGKILLed mid-crawl, the other finishing the crawl alone; then the same
+    command again for each: one line, exit 0, nothing fetched, and the union of the feeds
+    holds each entity once (the killed worker's unconfirmed output cut back). Told to
+    restart, a worker starts a new crawl."""
+    with SiteServer(content, latency=LATENCY) as site:
+        victim = Worker(tmp_path / "w0", site.base_url, redis_server.url,
+                        DISTRIBUTED_CHECKPOINT_INTERVAL=60)  # fmt: skip
+        survivor = Worker(tmp_path / "w1", site.base_url, redis_server.url)
+        victim.start()
+        survivor.start()
+        wait_until(lambda: len(victim.exported()) >= 20, timeout=120, what="20 items exported")
+        victim.kill()
+        returncode, stderr = survivor.wait()
+        assert returncode == 0, stderr[-2000:] + survivor.log_text()[-3000:]
+        fetched = len(site.requests)
+        for worker in (victim, survivor):
+            returncode, stderr = worker.start().wait()
+            assert returncode == 0, stderr[-2000:]
+            (line,) = stderr.strip().splitlines()
+            assert line.startswith("scrapy crawl topics: Crawl ")
+            assert "has finished: nothing to do (-s DISTRIBUTED_RESTART=1" in line
+        assert len(site.requests) == fetched, "a finished crawl fetched again"
+        got = union(victim, survivor)
+        assert set(got["story"]) == set(single_worker["story"])
+        assert [k for k, n in got["story"].items() if n > 1] == []
+        assert [k for k, n in got["author"].items() if n > 1] == []
+        returncode, stderr = survivor.start("-s", "DISTRIBUTED_RESTART=1").wait()
+        assert returncode == 0, stderr[-2000:]
+        assert len(site.requests) > fetched, "DISTRIBUTED_RESTART=1 starts a new crawl"

@@ -50,6 +50,17 @@ class CrawlNotStarted(Exception):
     before anything starts."""
 
 
+class NothingToDo(CrawlNotStarted):
+    """The crawl has nothing to do: the distributed crawl it would join has finished.
+    ``scrapy crawl`` prints the message as its one line and exits 0
+    (:attr:`ExitCode.DONE`); other ways to start the crawl log it, and the crawl closes
+    at once without fetching (stat :data:`NOTHING_TO_DO_STAT`)."""
+
+
+#: Stat holding why a crawl closed without doing anything (it had nothing to do).
+NOTHING_TO_DO_STAT = "nothing_to_do"
+
+
 def check_or_log(check: Callable[[BaseSettings], None], settings: BaseSettings) -> None:
     """Run an add-on's ``preflight`` check inside ``update_settings``.
 
@@ -59,6 +70,8 @@ def check_or_log(check: Callable[[BaseSettings], None], settings: BaseSettings) 
     """
     try:
         check(settings)
+    except NothingToDo as exc:
+        logger.info("%s", exc)  # the crawl opens, sees the same and closes at once
     except CrawlNotStarted as exc:
         logger.error("Crawl not started: %s", exc)
         raise

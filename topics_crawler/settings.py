@@ -263,7 +263,8 @@ DISTRIBUTED_IDLE_CLOSE = 5.0
 # A request a worker took is leased to it until its page is on disk; a worker not heard
 # of for DISTRIBUTED_WORKER_TIMEOUT seconds is gone and its leases go back to the queue.
 # Workers remember the crawl they joined under DISTRIBUTED_STATE_DIR: a Redis that comes
-# back empty stops them with one line unless DISTRIBUTED_RESTART=1 (docs/deploy.md).
+# back empty stops them with one line, and one started after its crawl finished has nothing
+# to do (one line, exit 0); DISTRIBUTED_RESTART=1 starts a new crawl (docs/deploy.md).
 DISTRIBUTED_WORKER_TIMEOUT = 15.0
 DISTRIBUTED_CHECKPOINT_INTERVAL = 1.0
 DISTRIBUTED_STATE_DIR = ".scrapy/distributed"

@@ -11,7 +11,8 @@ unwritable ``JOBDIR`` is one error line and exit status 2.
 
 Add-ons with a ``preflight(settings)`` check (dataset directory writable, Redis
 answering, a resume that would not overwrite output) run it at the same point:
-a crawl that cannot start says why in one line and exits with status 1.
+a crawl that cannot start says why in one line and exits with status 1; one with nothing
+to do (a distributed crawl that has finished) says so in one line and exits with 0.
 
 A Parquet feed given with ``-o`` (append) whose file already holds data is refused
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
@@ -43,7 +44,13 @@ from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
 from topics_crawler.commands.settings_check import settings_error
-from topics_crawler.errors import CrawlNotStarted, ExitCode, describe_failure, exit_code
+from topics_crawler.errors import (
+    CrawlNotStarted,
+    ExitCode,
+    NothingToDo,
+    describe_failure,
+    exit_code,
+)
 from topics_crawler.output.exporters import ParquetItemExporter
 from topics_crawler.output.feeds import local_feed_path
 
@@ -62,9 +69,10 @@ CRAWL_FAILURE_EXIT = ExitCode.FAILED
 START_FAILURES = (CrawlNotStarted, OSError, sqlite3.Error)
 
 
-def preflight_error(settings: BaseSettings) -> str | None:
-    """Why the enabled add-ons say the crawl cannot start, or None. A check that could not
-    write what it checks (a full disk, a read-only mount) says so in one line too."""
+def preflight_failure(settings: BaseSettings) -> CrawlNotStarted | None:
+    """Why the enabled add-ons say the crawl cannot start (or has nothing to do:
+    :class:`~topics_crawler.errors.NothingToDo`), or None. A check that could not write
+    what it checks (a full disk, a read-only mount) says so in one line too."""
     for path, priority in settings.getdict("ADDONS").items():
         if priority is None:
             continue
@@ -75,10 +83,11 @@ def preflight_error(settings: BaseSettings) -> str | None:
         try:
             check(settings)
         except CrawlNotStarted as exc:
-            return str(exc)
+            return exc
         except START_FAILURES as exc:
             area = addon.__module__.split(".")[1] if "." in addon.__module__ else addon.__name__
-            return f"{describe_failure(exc)} (while the {area} add-on checked its files)"
+            why = f"{describe_failure(exc)} (while the {area} add-on checked its files)"
+            return CrawlNotStarted(why)
     return None
 
 
@@ -158,7 +167,8 @@ def start_failure(task: asyncio.Future[Any]) -> list[str]:
 
 
 def refuse(line: str, status: int = ARGUMENT_ERROR_EXIT) -> NoReturn:
-    """Print one error line and exit, before any crawl machinery starts."""
+    """Print one line (an error, or that there is nothing to do) and exit, before any crawl
+    machinery starts."""
     print(line, file=sys.stderr)
     raise SystemExit(status)
 
@@ -181,9 +191,12 @@ class Command(ScrapyCrawlCommand):
         bad_setting = settings_error(self.settings)
         if bad_setting is not None:
             refuse(f"scrapy crawl {args[0]}: error: {bad_setting}")
-        not_started = preflight_error(self.settings) or log_file_error(self.settings)
-        if not_started is not None:
-            refuse(f"scrapy crawl {args[0]}: error: crawl not started: {not_started}", 1)
+        not_started = preflight_failure(self.settings)
+        if isinstance(not_started, NothingToDo):
+            refuse(f"scrapy crawl {args[0]}: {not_started}", ExitCode.DONE)
+        why = not_started or log_file_error(self.settings)
+        if why is not None:
+            refuse(f"scrapy crawl {args[0]}: error: crawl not started: {why}", CRAWL_FAILURE_EXIT)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         """Scrapy's crawl, through the public ``CrawlerProcess`` API, keeping the crawler.

@@ -22,7 +22,7 @@ import logging
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
-from topics_crawler.errors import CrawlNotStarted, check_or_log
+from topics_crawler.errors import CrawlNotStarted, NothingToDo, check_or_log
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,9 @@ class DistributedAddon:
     @staticmethod
     def preflight(settings: BaseSettings) -> None:
         """Raise :class:`~topics_crawler.errors.CrawlNotStarted` when ``REDIS_URL`` is set
-        but Redis does not answer (the crawl does not start, nothing is written)."""
+        but Redis does not answer (the crawl does not start, nothing is written), and
+        :class:`~topics_crawler.errors.NothingToDo` when the crawl it would join has
+        finished (this worker's state settled first: its feeds cut back)."""
         if not settings.get("REDIS_URL"):
             return
         # Imported here: without REDIS_URL nothing about Redis is loaded.
@@ -53,9 +55,10 @@ class DistributedAddon:
             connect,
         )
         from topics_crawler.distributed.local_state import (  # noqa: PLC0415
+            settle_finished,
             unfinished_overwritten_feed,
         )
-        from topics_crawler.distributed.marker import lost_crawl  # noqa: PLC0415
+        from topics_crawler.distributed.marker import finished_crawl, lost_crawl  # noqa: PLC0415
 
         feed = unfinished_overwritten_feed(settings)
         if feed is not None:
@@ -70,10 +73,14 @@ class DistributedAddon:
             raise CrawlNotStarted(str(exc)) from None  # the cause is in the message
         try:
             lost = lost_crawl(settings, server)
+            finished = finished_crawl(settings, server)
         finally:
             server.close()
         if lost is not None:
             raise CrawlNotStarted(lost)
+        if finished is not None:
+            settle_finished(settings)
+            raise NothingToDo(finished)
 
     def update_settings(self, settings: BaseSettings) -> None:
         """Check that Redis answers, then switch the distributed components on."""

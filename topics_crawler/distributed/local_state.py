@@ -127,3 +127,13 @@ def record_starting_sizes(settings: BaseSettings) -> None:
 def forget_feed_sizes(folder: Path, feeds: Iterable[Path]) -> None:
     for feed in feeds:
         _size_file(folder, feed).unlink(missing_ok=True)
+
+
+def settle_finished(settings: BaseSettings) -> None:
+    """The crawl is over without this worker: its feeds back to its last checkpoint (what
+    it wrote after went back to the queue, and others exported it), nothing left to
+    resume on this machine."""
+    folder, feeds = state_dir(settings), local_feed_paths(settings)
+    cut_feeds_back(folder, feeds)
+    forget_crawl(folder)
+    forget_feed_sizes(folder, feeds)

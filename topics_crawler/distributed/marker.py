@@ -14,6 +14,12 @@ marker. Starting over would fetch and export everything again, so:
   ``DISTRIBUTED_RESTART`` is set (then it starts a new crawl);
 * a running worker whose crawl's marker disappears (its Redis client
   reconnected to an empty server) stops with one line, reason ``redis_emptied``.
+
+A finished crawl stays finished: a worker started while the marker says finished
+(restarted after a kill, or once more by a scheduler) has nothing to do — it settles
+its own state (cuts its feeds back to its last checkpoint, forgets the crawl), says so
+in one line and exits 0 without fetching (:func:`finished_crawl`). ``DISTRIBUTED_RESTART``
+starts a new crawl instead.
 """
 
 from __future__ import annotations
@@ -29,19 +35,43 @@ from topics_crawler.distributed.local_state import joined_crawl, state_dir
 FINISHED = " finished"
 EMPTIED_REASON = "redis_emptied"
 
-# KEYS: marker. ARGV: a new crawl id. Returns the id of the crawl to join.
+# KEYS: marker. ARGV: a new crawl id, "1" to start a new crawl over a finished one.
+# Returns the marker of the crawl to join (a finished one ends with " finished").
 _JOIN = """
 local current = redis.call('GET', KEYS[1])
-if current and not string.find(current, ' finished', 1, true) then return current end
+if current then
+  local finished = string.find(current, ' finished', 1, true)
+  if not finished or ARGV[2] ~= '1' then return current end
+end
 redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]
 """
 
 
-def join_crawl(server: redis.Redis, keys: RedisKeys) -> str:
-    """The id of the running crawl, starting a new one when there is none."""
-    crawl_id = server.register_script(_JOIN)(keys=[keys.marker], args=[uuid.uuid4().hex])
+def join_crawl(server: redis.Redis, keys: RedisKeys, *, restart: bool = False) -> str:
+    """The marker of the running crawl, a new one when there is none; a finished crawl's
+    (ending with :data:`FINISHED`) unless ``restart``, which starts a new one over it."""
+    args = [uuid.uuid4().hex, "1" if restart else "0"]
+    crawl_id = server.register_script(_JOIN)(keys=[keys.marker], args=args)
     return crawl_id.decode() if isinstance(crawl_id, bytes) else str(crawl_id)
+
+
+def finished_crawl(settings: BaseSettings, server: redis.Redis) -> str | None:
+    """The one line saying the crawl this worker would join has finished (nothing to do),
+    or None (running, none yet, or ``DISTRIBUTED_RESTART``)."""
+    if settings.getbool("DISTRIBUTED_RESTART"):
+        return None
+    marker = marker_value(server, RedisKeys.from_settings(settings))
+    if marker is None or not marker.endswith(FINISHED):
+        return None
+    return finished_line(settings, marker.removesuffix(FINISHED))
+
+
+def finished_line(settings: BaseSettings, crawl_id: str) -> str:
+    return (
+        f"Crawl {crawl_id} on Redis at {redact(settings['REDIS_URL'])} has finished: nothing "
+        "to do (-s DISTRIBUTED_RESTART=1 starts a new crawl)"
+    )
 
 
 def marker_value(server: redis.Redis, keys: RedisKeys) -> str | None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Self
 
 import redis
@@ -49,10 +50,12 @@ from topics_crawler.distributed.local_state import (
     cut_feeds_back,
     record_starting_sizes,
     remember_crawl,
+    settle_finished,
     state_dir,
 )
-from topics_crawler.distributed.marker import join_crawl
+from topics_crawler.distributed.marker import FINISHED, finished_line, join_crawl
 from topics_crawler.distributed.workers import worker_id
+from topics_crawler.errors import NOTHING_TO_DO_STAT
 from topics_crawler.output.feeds import local_feed_paths
 from topics_crawler.scheduling.not_before import NotBeforeGate
 
@@ -92,6 +95,8 @@ class RedisScheduler(Scheduler):
     redis_lost: bool = False
     gate: NotBeforeGate
     crawl_id: str | None = None
+    #: The crawl this worker would join has finished: it has nothing to do.
+    finished: bool = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -135,13 +140,27 @@ class RedisScheduler(Scheduler):
         )
         folder = state_dir(settings)
         cut_feeds_back(folder, local_feed_paths(settings))
+        restart = settings.getbool("DISTRIBUTED_RESTART")
+        marker = self._call(partial(join_crawl, restart=restart), self.server, keys, default=None)
+        if marker is not None and marker.endswith(FINISHED):
+            self._nothing_to_do(finished_line(settings, marker.removesuffix(FINISHED)))
+            return
         record_starting_sizes(settings)
-        self.crawl_id = self._call(join_crawl, self.server, keys, default=None)
+        self.crawl_id = marker
         if self.crawl_id is not None:
             remember_crawl(folder, self.crawl_id)
         queued = self._call(len, self.queue, default=0)
         if queued:
             logger.info("Joining crawl %s with %d requests queued in Redis", self.crawl_id, queued)
+
+    def _nothing_to_do(self, line: str) -> None:
+        """The crawl has finished (the marker says so, as this worker starts): settle this
+        worker's state, fetch nothing, close as soon as the engine asks."""
+        settle_finished(self.crawler.settings)
+        self.finished = True
+        logger.info("%s", line)
+        if self.stats is not None:
+            self.stats.set_value(NOTHING_TO_DO_STAT, line)
 
     def close(self, reason: str) -> None:
         """Leave the shared state alone: other workers may still use it. Requests held
@@ -150,6 +169,8 @@ class RedisScheduler(Scheduler):
             self._push_back(request)
 
     def enqueue_request(self, request: Request) -> bool:
+        if self.finished:
+            return False  # the crawl is over: not a request more into its queue
         fingerprint = "" if request.dont_filter else self.df.request_fingerprint(request)
         if isinstance(self.queue, LeasedPriorityQueue):
             queued = self._call(self.queue.push, request, fingerprint, default=None)
@@ -169,6 +190,11 @@ class RedisScheduler(Scheduler):
         return True
 
     def next_request(self) -> Request | None:
+        if self.finished:
+            engine = self.crawler.engine
+            if engine is not None and engine.running:
+                deferred_from_coro(engine.close_spider_async(reason="finished"))
+            return None
         request = self.gate.take(self._pop, self._push_back)
         if request is not None:
             self._count("scheduler/dequeued/redis")
@@ -189,6 +215,8 @@ class RedisScheduler(Scheduler):
         return request
 
     def has_pending_requests(self) -> bool:
+        if self.finished:
+            return False
         return bool(self.gate) or bool(self._call(len, self.queue, default=0))
 
     def __len__(self) -> int:

@@ -147,7 +147,7 @@ class WorkerCoordinator:
             self._heartbeat.stop()
         try:
             last = self._leave()
-            if last and reason == "finished":
+            if last and reason == "finished" and not self._was_finished():
                 self.server.delete(*self.keys.crawl_keys())
                 if self.crawl_id is not None:
                     mark_finished(self.server, self.keys, self.crawl_id)
@@ -158,6 +158,10 @@ class WorkerCoordinator:
             settings = self.crawler.settings
             forget_crawl(state_dir(settings))
             forget_feed_sizes(state_dir(settings), local_feed_paths(settings))
+
+    def _was_finished(self) -> bool:
+        """The crawl had finished before this worker started (it had nothing to do)."""
+        return self.crawl_id is not None and self.crawl_id.endswith(FINISHED)
 
     # --- Redis ---------------------------------------------------------------------
 

@@ -37,7 +37,12 @@ from itemadapter import ItemAdapter
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
-from topics_crawler.errors import HEALTH_FAILED_STAT, WRITE_FAILED_REASON, WRITE_FAILED_STAT
+from topics_crawler.errors import (
+    HEALTH_FAILED_STAT,
+    NOTHING_TO_DO_STAT,
+    WRITE_FAILED_REASON,
+    WRITE_FAILED_STAT,
+)
 from topics_crawler.pages.coverage import CORE_FIELDS, FOUND_STAT, PAGES_STAT
 from topics_crawler.resume.scheduler import EXPORTED_BEFORE_STAT
 
@@ -228,6 +233,9 @@ class CrawlHealth:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if getattr(spider, "one_page_run", False):  # scrapy parse / shell: no crawl to judge
             logger.info("One-page run: no crawl-level health checks")
+            return
+        if self.stats.get_value(NOTHING_TO_DO_STAT):  # closed at once, on purpose
+            logger.info("Health checks skipped: the crawl had nothing to do")
             return
         if reason == WRITE_FAILED_REASON or self.stats.get_value(WRITE_FAILED_STAT):
             # already failed, with its one line

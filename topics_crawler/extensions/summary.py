@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Self
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
-from topics_crawler.errors import ExitCode, exit_code
+from topics_crawler.errors import NOTHING_TO_DO_STAT, ExitCode, exit_code
 from topics_crawler.extensions.health import known_already
 from topics_crawler.items import ITEM_CLASSES
 
@@ -81,7 +81,9 @@ def summary_line(stats: Mapping[str, Any], settings: BaseSettings) -> str:
         said = [f"{count} {what}" for what, count in counts.items() if count]
         if said:
             parts.append(f"{item_type} {', '.join(said)}")
-    found = "; ".join(parts) or "nothing found"
+    found = "; ".join(parts) or (
+        "nothing to do" if stats.get(NOTHING_TO_DO_STAT) else "nothing found"
+    )
     code = exit_code(stats)
     return f"Run summary: {found}; {where_the_data_is(settings)}; exit {code} ({VERDICTS[code]})"
 
