@@ -256,6 +256,8 @@ def test_a_finished_crawl_stays_finished(
             assert line.startswith("scrapy crawl topics: Crawl ")
             assert "has finished: nothing to do (-s DISTRIBUTED_RESTART=1" in line
         assert len(site.requests) == fetched, "a finished crawl fetched again"
+        for worker in (victim, survivor):  # nothing left to resume: no checkpoint remembered
+            assert list((worker.folder / "state").rglob("feed-*.size")) == []
         got = union(victim, survivor)
         assert set(got["story"]) == set(single_worker["story"])
         assert [k for k, n in got["story"].items() if n > 1] == []

@@ -79,6 +79,7 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "VALIDATE_ENABLED": ("yes please", "'yes please' is not true or false"),
     "DEDUPE_ENABLED": ("enabled", "'enabled' is not true or false"),
     "DEDUPE_EMIT_ALL": ("all", "'all' is not true or false"),
+    "RATE_BUDGET_CLASS": ("topics_crawler.Nobudget", "'topics_crawler.Nobudget' cannot be"),
     "DEDUPE_STATE_CLASS": ("topics_crawler.Nope", "'topics_crawler.Nope' cannot be imported"),
     "DUPEFILTER_CLASS": ("topics_crawler.NoFilter", "'topics_crawler.NoFilter' cannot be"),
     "RETRY_ENABLED": ("y", "'y' is not true or false"),

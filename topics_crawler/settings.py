@@ -65,6 +65,10 @@ AUTOTHROTTLE_ENABLED = False
 RATE_CONTROL_ENABLED = True
 RATE_CEILINGS = {"medium.com": 5.0}
 RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, learned from 429s
+# RATE_BUDGET_CLASS: one budget per egress address shared by the workers behind it (ceiling
+# and learned rate; topics_crawler/middlewares/rate_budget.py). Not set here: the distributed
+# add-on sets it with REDIS_URL (an add-on's setting loses to this file's); -s
+# RATE_BUDGET_CLASS= turns it off (each worker paces itself).
 DOWNLOAD_TIMEOUT = 30
 # The largest real Medium page in the captures is ~0.5 MB; 32 MiB leaves 60x room and caps
 # what one runaway response (a broken mirror, an endless body) costs (Scrapy: 1 GiB). A page

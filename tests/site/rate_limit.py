@@ -1,7 +1,12 @@
 """A token-bucket rate limiter for the local site: ``429`` + ``Retry-After`` past the rate.
 
     SiteServer(content, rate_limit=TokenBucket(rate=10))       # 10 requests/s, burst 10
+    SiteServer(content, rate_limit=AddressBuckets(rate=20))    # 20 requests/s per client address
     python -m tests.site --rate-limit 10 [--rate-burst 5]
+
+:class:`AddressBuckets` gives each client address a bucket of its own, as a server that
+limits by address does: workers bound to 127.0.0.2 and 127.0.0.3 (``DOWNLOAD_BIND_ADDRESS``)
+each get the rate, two on 127.0.0.2 share it.
 
 Every request (robots.txt, pages, GraphQL POSTs) takes one token; the bucket holds
 ``burst`` tokens (default: one second's worth) and refills at ``rate`` per second. A
@@ -38,8 +43,9 @@ class TokenBucket:
         self._tokens = self.burst
         self._updated = self.clock()
 
-    def take(self) -> int | None:
-        """Take a token: None when there was one, else the ``Retry-After`` seconds."""
+    def take(self, address: str = "") -> int | None:
+        """Take a token (whoever asks): None when there was one, else the ``Retry-After``
+        seconds."""
         with self._lock:
             now = self.clock()
             assert self.burst is not None
@@ -51,3 +57,21 @@ class TokenBucket:
             if self.retry_after is not None:
                 return self.retry_after
             return max(1, math.ceil((1.0 - self._tokens) / self.rate))
+
+
+@dataclass
+class AddressBuckets:
+    """One :class:`TokenBucket` (``rate``, ``burst``) per client address."""
+
+    rate: float
+    burst: float | None = None
+    _buckets: dict[str, TokenBucket] = field(init=False, default_factory=dict)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+
+    def take(self, address: str = "") -> int | None:
+        """Take a token from ``address``'s bucket (see :meth:`TokenBucket.take`)."""
+        with self._lock:
+            bucket = self._buckets.get(address)
+            if bucket is None:
+                bucket = self._buckets[address] = TokenBucket(self.rate, self.burst)
+        return bucket.take()

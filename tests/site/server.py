@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from tests.site.faults import FaultInjector, FaultPlan, rate_limited
 from tests.site.js_sections import JsSections, resolve_js
 from tests.site.model import SiteContent
-from tests.site.rate_limit import TokenBucket
+from tests.site.rate_limit import AddressBuckets, TokenBucket
 from tests.site.routes import Response, resolve, resolve_post
 
 LogEntry = tuple[str, str, int]
@@ -51,27 +51,29 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(min(max(length, 0), _MAX_POST_BYTES))
         if site.latency:
             time.sleep(site.latency)
-        response = site.limited() or resolve_post(site.content, self.path, body)
-        site.record(self.command, self.path, response.status)
+        response = site.limited(self.client_address[0]) or resolve_post(
+            site.content, self.path, body
+        )
+        site.record(self.command, self.path, response.status, self.client_address[0])
         self._send(response, send_body=True)
 
     def _respond(self, *, send_body: bool) -> None:
         site = self.server.site
         if site.latency:
             time.sleep(site.latency)
-        limited = site.limited()
+        limited = site.limited(self.client_address[0])
         if limited is not None:
-            site.record(self.command, self.path, limited.status)
+            site.record(self.command, self.path, limited.status, self.client_address[0])
             self._send(limited, send_body)
             return
         response = site.js_response(self.path, self.headers.get("Cookie") or "")
         response = response or resolve(site.content, self.path)
         fault = site.faults.fault(self.path, response) if site.faults else None
         if fault is not None:
-            site.record(self.command, self.path, fault.status)
+            site.record(self.command, self.path, fault.status, self.client_address[0])
             fault.send(self, send_body)
             return
-        site.record(self.command, self.path, response.status)
+        site.record(self.command, self.path, response.status, self.client_address[0])
         self._send(response, send_body)
 
     def _send(self, response: Response, send_body: bool) -> None:
@@ -107,7 +109,7 @@ class SiteServer:
         port: int = 0,
         faults: FaultPlan | None = None,
         js_sections: bool | JsSections = False,
-        rate_limit: TokenBucket | None = None,
+        rate_limit: TokenBucket | AddressBuckets | None = None,
     ) -> None:
         self.content = content
         #: What scripts add to pages (tests/site/js_sections.py); None: plain pages only.
@@ -121,14 +123,17 @@ class SiteServer:
         self.port = port
         self._lock = threading.Lock()
         self._requests: list[LogEntry] = []
+        #: ``(monotonic time, client address, status)`` of each request, in arrival order.
+        self.arrivals: list[tuple[float, str, int]] = []
         self._httpd: _SiteHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
-    def limited(self) -> Response | None:
-        """The 429 answer when the rate limiter has no token for this request, else None."""
+    def limited(self, address: str = "") -> Response | None:
+        """The 429 answer when the rate limiter has no token for this request (from the
+        client ``address``), else None."""
         if self.rate_limit is None:
             return None
-        retry_after = self.rate_limit.take()
+        retry_after = self.rate_limit.take(address)
         return rate_limited(str(retry_after)) if retry_after is not None else None
 
     def js_response(self, path: str, cookie: str) -> Response | None:
@@ -191,10 +196,12 @@ class SiteServer:
 
     # --- access log --------------------------------------------------------------
 
-    def record(self, method: str, path: str, status: int) -> None:
-        """Log one request (called by the request handler threads)."""
+    def record(self, method: str, path: str, status: int, address: str = "") -> None:
+        """Log one request (called by the request handler threads); when and from which
+        client address in :attr:`arrivals`."""
         with self._lock:
             self._requests.append((method, path, status))
+            self.arrivals.append((time.monotonic(), address, status))
             if self.access_log is not None:
                 with self.access_log.open("a", encoding="utf-8") as log:
                     log.write(f"{method} {path} {status}\n")
@@ -213,6 +220,7 @@ class SiteServer:
         """Forget the requests logged so far (the file log is kept)."""
         with self._lock:
             self._requests.clear()
+            self.arrivals.clear()
 
     def view(self) -> SiteView:
         """This site as one test sees it: its log starts now (see :class:`SiteView`)."""

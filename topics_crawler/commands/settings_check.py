@@ -202,6 +202,11 @@ def importable(value: Any, settings: BaseSettings) -> str | None:
     return None
 
 
+def importable_or_off(value: Any, settings: BaseSettings) -> str | None:
+    """:func:`importable`, or empty: the component is off (``-s RATE_BUDGET_CLASS=``)."""
+    return importable(value, settings) if value != "" else None
+
+
 def key_prefix(value: Any, settings: BaseSettings) -> str | None:
     """A Redis key prefix: some characters, no spaces, no glob characters."""
     text = str(value)
@@ -353,6 +358,7 @@ RULES: dict[str, Check] = {
     "DEDUPE_ENABLED": flag,
     "DEDUPE_EMIT_ALL": flag,
     "DEDUPE_STATE_CLASS": importable,
+    "RATE_BUDGET_CLASS": importable_or_off,
     "DUPEFILTER_CLASS": importable,
     # reliability
     "RETRY_ENABLED": flag,

@@ -6,6 +6,8 @@ With ``REDIS_URL`` set (setting or environment variable) the crawl uses
 :class:`~topics_crawler.distributed.scheduler.RedisScheduler` (shared queue and
 seen-set), :class:`~topics_crawler.distributed.redis_dedupe_state.RedisDedupeState`
 (items deduplicated across workers),
+:class:`~topics_crawler.distributed.rate_budget.RedisRateBudget` (one rate budget per
+egress address: workers behind one address share its ceiling and learned rate),
 :class:`~topics_crawler.distributed.start.SharedStartRequests` (start requests go
 through the shared seen-set),
 :class:`~topics_crawler.distributed.checkpoint.LeaseCheckpoint` (a request a worker
@@ -28,6 +30,7 @@ logger = logging.getLogger(__name__)
 
 SCHEDULER = "topics_crawler.distributed.scheduler.RedisScheduler"
 DEDUPE_STATE = "topics_crawler.distributed.redis_dedupe_state.RedisDedupeState"
+RATE_BUDGET = "topics_crawler.distributed.rate_budget.RedisRateBudget"
 COORDINATOR = "topics_crawler.distributed.workers.WorkerCoordinator"
 COORDINATOR_PRIORITY = 550
 START_MIDDLEWARE = "topics_crawler.distributed.start.SharedStartRequests"
@@ -60,13 +63,6 @@ class DistributedAddon:
         )
         from topics_crawler.distributed.marker import finished_crawl, lost_crawl  # noqa: PLC0415
 
-        feed = unfinished_overwritten_feed(settings)
-        if feed is not None:
-            raise CrawlNotStarted(
-                f"{feed} holds this worker's part of an unfinished distributed crawl and -O "
-                "would overwrite it; use -o (append) to continue the crawl"
-            )
-
         try:
             server = connect(settings)
         except RedisUnavailableError as exc:
@@ -81,6 +77,12 @@ class DistributedAddon:
         if finished is not None:
             settle_finished(settings)
             raise NothingToDo(finished)
+        feed = unfinished_overwritten_feed(settings)
+        if feed is not None:
+            raise CrawlNotStarted(
+                f"{feed} holds this worker's part of an unfinished distributed crawl and -O "
+                "would overwrite it; use -o (append) to continue the crawl"
+            )
 
     def update_settings(self, settings: BaseSettings) -> None:
         """Check that Redis answers, then switch the distributed components on."""
@@ -100,6 +102,7 @@ class DistributedAddon:
             )
         settings.set("SCHEDULER", SCHEDULER, priority="addon")
         settings.set("DEDUPE_STATE_CLASS", DEDUPE_STATE, priority="addon")
+        settings.set("RATE_BUDGET_CLASS", RATE_BUDGET, priority="addon")
         settings["EXTENSIONS"].set(COORDINATOR, COORDINATOR_PRIORITY, priority="addon")
         settings["SPIDER_MIDDLEWARES"].set(
             START_MIDDLEWARE, START_MIDDLEWARE_PRIORITY, priority="addon"

@@ -150,13 +150,17 @@ class LeaseCheckpoint:
     def spider_closed(self, reason: str) -> None:
         if self._checkpoints.running:
             self._checkpoints.stop()
-        self.checkpoint(end_all=reason == "finished")
+        finished = reason == "finished"
+        # finished: nothing to resume, the coordinator forgot the sizes (not written again)
+        self.checkpoint(end_all=finished, record_sizes=not finished)
 
-    def checkpoint(self, end_all: bool = False) -> None:
+    def checkpoint(self, end_all: bool = False, record_sizes: bool = True) -> None:
         """Flush the feeds, record their sizes, then end done leases and release item keys."""
         if self.items_in_flight > 0 and not end_all:
             return
-        record_feed_sizes(self.folder, self._flush_feeds())
+        sizes = self._flush_feeds()
+        if record_sizes:
+            record_feed_sizes(self.folder, sizes)
         done, self._done = self._done, []
         try:
             with self.server.pipeline(transaction=True) as pipe:

@@ -70,6 +70,10 @@ class RedisKeys:
     def lease_counter(self) -> str:
         return f"{self.prefix}:lease-seq"
 
+    def rate(self, budget: str) -> str:
+        """Hash of one egress address's rate budget for one host (``<egress>|<host>``)."""
+        return f"{self.prefix}:rate:{budget}"
+
     @property
     def marker(self) -> str:
         """The crawl marker: ``<crawl id>`` while a crawl runs, ``<crawl id> finished`` after."""

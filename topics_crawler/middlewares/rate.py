@@ -39,217 +39,73 @@ a :class:`SlotRate` keeps a rate in requests per second and the slot's delay is
   ceiling; a limit met on the way cuts the served rate by ``RATE_START_DECREASE``
   (half: the probe overshot while the 429 was on its way), then the rules above.
 
+**One budget per egress address** (``RATE_BUDGET_CLASS``, set with ``REDIS_URL``:
+:mod:`topics_crawler.middlewares.rate_budget`): workers behind one address share its
+ceiling and its learned rate. Each request to a paced host then waits for its send slot
+on the address's schedule (in ``process_request``: at most ``SLOT_QUEUE_AHEAD`` per host
+wait there, as they would in the slot's queue), the slot's own delay steps aside, a
+worker's cut becomes the address's and each worker adopts the address's rate. Growth
+still follows each worker's successes (while requests wait for the host).
+
 Stats: ``rate/throttled`` (rate-limit responses), ``rate/decreased``,
 ``rate/paused_ms``, ``rate/learned/<slot>`` (the requests/s in force: the ceiling until
 the first limit, then what was learned; absent while a slot has no limit; the progress
 line shows it),
-``rate/ceiling/<slot>``.
+``rate/ceiling/<slot>``, ``rate/budget_wait_ms`` (time requests waited for their slot on
+a shared budget).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import Request, Spider, signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
+from scrapy.utils.misc import build_from_crawler, load_object
 
+from topics_crawler.middlewares.rate_budget import Grant, RateBudget, budget_key, egress_address
 from topics_crawler.middlewares.retry_after import TOO_MANY_REQUESTS, parse_retry_after
+from topics_crawler.middlewares.slot_rate import RatePolicy, SlotRate
 from topics_crawler.signals import host_paused
 
 if TYPE_CHECKING:
     from scrapy.core.downloader import Slot
     from scrapy.crawler import Crawler
-    from scrapy.settings import BaseSettings
 
 logger = logging.getLogger(__name__)
 
 #: Stats key prefix of the learned rate per slot (requests per second).
 LEARNED_RATE_STAT = "rate/learned/"
-
-
-@dataclass(frozen=True)
-class RatePolicy:
-    """How a slot's rate is learned (rates in requests per second, times in seconds)."""
-
-    ceilings: Mapping[str, float] = field(default_factory=lambda: {"medium.com": 5.0})
-    default_ceiling: float = 0.0
-    decrease: float = 0.85
-    increase: float = 0.01
-    fast_increase: float = 0.1
-    minimum: float = 0.05
-    first_guess: float = 1.0
-    #: First contact with a host: its first rate (0: none, as fast as the concurrency
-    #: allows), grown by ``start_increase`` per second (×e^0.7 ≈ 2 a second) while it binds,
-    #: until the first limit (then cut by ``start_decrease``) or ``start_unlimited``.
-    start: float = 4.0
-    start_increase: float = 0.7
-    start_decrease: float = 0.5
-    start_unlimited: float = 200.0
-    window: float = 5.0
-    max_pause: float = 300.0
-    #: ``DOWNLOAD_DELAY``: the least delay between two requests of a slot (0: none).
-    download_delay: float = 0.0
-
-    @classmethod
-    def from_settings(cls, settings: BaseSettings) -> Self:
-        default = cls()
-        return cls(
-            ceilings={
-                str(host).lower(): float(value)
-                for host, value in settings.getdict("RATE_CEILINGS", dict(default.ceilings)).items()
-            },
-            default_ceiling=settings.getfloat("RATE_CEILING", default.default_ceiling),
-            decrease=settings.getfloat("RATE_DECREASE", default.decrease),
-            increase=settings.getfloat("RATE_INCREASE", default.increase),
-            fast_increase=settings.getfloat("RATE_FAST_INCREASE", default.fast_increase),
-            minimum=settings.getfloat("RATE_MIN", default.minimum),
-            first_guess=settings.getfloat("RATE_FIRST_GUESS", default.first_guess),
-            start=settings.getfloat("RATE_START", default.start),
-            start_increase=settings.getfloat("RATE_START_INCREASE", default.start_increase),
-            start_decrease=settings.getfloat("RATE_START_DECREASE", default.start_decrease),
-            start_unlimited=settings.getfloat("RATE_START_UNLIMITED", default.start_unlimited),
-            window=settings.getfloat("RATE_WINDOW", default.window),
-            max_pause=settings.getfloat("RETRY_AFTER_MAX", default.max_pause),
-            download_delay=settings.getfloat("DOWNLOAD_DELAY", default.download_delay),
-        )
-
-    def ceiling_for(self, slot_key: str) -> float | None:
-        """The ceiling of a slot (its host or the nearest parent domain listed, capped by
-        ``DOWNLOAD_DELAY``), None: none."""
-        ceiling = self._listed_ceiling(slot_key)
-        if self.download_delay > 0:
-            by_delay = 1.0 / self.download_delay
-            return by_delay if ceiling is None else min(ceiling, by_delay)
-        return ceiling
-
-    def _listed_ceiling(self, slot_key: str) -> float | None:
-        host = slot_key.lower()
-        while host:
-            if host in self.ceilings:
-                value = self.ceilings[host]
-                return value if value > 0 else None
-            host = host.partition(".")[2]
-        return self.default_ceiling if self.default_ceiling > 0 else None
-
-
-class SlotRate:
-    """The rate of one slot and the decisions that change it (pure: times are passed in)."""
-
-    def __init__(self, policy: RatePolicy, ceiling: float | None) -> None:
-        self.policy = policy
-        self.ceiling = ceiling
-        #: Learned rate; None until the first rate limit (then the ceiling, or no limit).
-        self.rate: float | None = None
-        self.last_decrease = float("-inf")
-        #: Slow-downs so far: until the second, the first guess is probed quickly.
-        self.decreases = 0
-        self.last_success: float | None = None
-        self.pause_until = float("-inf")
-        self.successes: deque[float] = deque()
-        self.first_seen: float | None = None
-        #: First contact: the rate starts at ``policy.start`` and doubles about every
-        #: second, so a burst never runs a new host's limit dry by much.
-        self.starting = policy.start > 0
-        if self.starting:
-            self.rate = policy.start if ceiling is None else min(policy.start, ceiling)
-
-    @property
-    def current(self) -> float | None:
-        """Requests per second this slot may make (None: no limit)."""
-        if self.rate is None:
-            return self.ceiling
-        return self.rate if self.ceiling is None else min(self.rate, self.ceiling)
-
-    @property
-    def delay(self) -> float:
-        """The slot delay that gives :attr:`current`."""
-        rate = self.current
-        return 1.0 / rate if rate else 0.0
-
-    def succeeded(self, now: float, *, binding: bool = True) -> None:
-        """A response that was served: count it, speed up a little — only while the rate
-        is what holds the crawl back (``binding``: requests wait in the slot's queue), so
-        a rate the crawl does not use never grows past what the server was shown to take."""
-        self._seen(now)
-        self.successes.append(now)
-        while self.successes and self.successes[0] < now - self.policy.window:
-            self.successes.popleft()
-        if self.rate is not None and binding:
-            elapsed = min(1.0, now - self.last_success) if self.last_success is not None else 0.0
-            if self.starting:
-                step = self.policy.start_increase
-            elif self.decreases >= 2:
-                step = self.policy.increase
-            else:
-                step = self.policy.fast_increase
-            self.rate *= 1.0 + step * max(0.0, elapsed)
-            if self.ceiling is not None:
-                self.rate = min(self.rate, self.ceiling)
-            elif self.starting and self.rate >= self.policy.start_unlimited:
-                self.starting, self.rate = False, None  # no limit in sight: unpaced
-        self.last_success = now
-
-    def throttled(self, now: float, sent_at: float, retry_after: float | None) -> bool:
-        """A rate-limit answer to a request sent at ``sent_at``; True when the rate went
-        down (once per round trip). A ``Retry-After`` pauses the slot until it passed."""
-        self._seen(now)
-        if retry_after is not None:
-            self.pause_until = max(self.pause_until, now + min(retry_after, self.policy.max_pause))
-        return self._decrease(now, sent_at, self.policy.decrease)
-
-    def served_rate(self, now: float, window: float | None = None) -> float | None:
-        """Successful responses per second over the window (None before any). The span is
-        at least a second: a burst the server allowed at the start is not its rate."""
-        if not self.successes or self.first_seen is None:
-            return None
-        span = min(window or self.policy.window, max(now - self.first_seen, 1.0))
-        return sum(1 for t in self.successes if t >= now - span) / span
-
-    def _decrease(self, now: float, sent_at: float, factor: float) -> bool:
-        if sent_at < self.last_decrease:
-            return False  # sent before the last slow-down: already accounted for
-        # While starting the rate doubled each second: the last second tells what the
-        # server took at the end of the probe (a longer window would average the ramp).
-        current = self.current
-        served = self.served_rate(now, 1.0 if self.starting else None)
-        if current is None:
-            # The first limit of an unlimited slot: what was served is a guess (low while
-            # the crawl had little to ask), never below ``first_guess``; a server that
-            # allows less says so again.
-            start = max(served or 0.0, self.policy.first_guess)
-        else:
-            start = min(current, served) if served else current
-            if self.starting:  # the first limit: the same floor under the guess
-                start = max(start, self.policy.first_guess)
-        if self.starting:
-            # The probe overshot the limit (its rate grew while the 429 was on its way):
-            # cut deeper once, then probe up slowly.
-            self.starting, factor = False, min(factor, self.policy.start_decrease)
-        self.rate = max(self.policy.minimum, start * factor)
-        self.last_decrease = now
-        self.decreases += 1
-        return True
-
-    def _seen(self, now: float) -> None:
-        if self.first_seen is None:
-            self.first_seen = now
+#: Request meta: the shared budget the request reserved its send slot on.
+BUDGET_META = "rate_budget"
+#: The delay of a slot a shared budget paces: not zero, so the scheduler's gate still
+#: treats the slot as paced and lets only a couple of its requests wait at a time.
+SHARED_PACE = 1e-3
 
 
 class AdaptiveRateMiddleware:
     """Downloader middleware (see the module docstring): reads every response from the
     ``response_downloaded`` signal."""
 
-    def __init__(self, crawler: Crawler, policy: RatePolicy) -> None:
+    def __init__(
+        self, crawler: Crawler, policy: RatePolicy, budget: RateBudget | None = None
+    ) -> None:
         self.crawler = crawler
         self.policy = policy
         self.slots: dict[str, SlotRate] = {}
         self.clock: Callable[[], float] = time.monotonic
+        #: The shared budget of each egress address (None: each process paces itself).
+        self.budget = budget
+        #: Requests of each slot waiting for their send slot on the shared budget.
+        self.waiting: Counter[str] = Counter()
+        self._synced: dict[str, float] = {}
+        self._raised: dict[str, float] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -262,10 +118,40 @@ class AdaptiveRateMiddleware:
                 "the adaptive rate control is off (one writer per slot delay)"
             )
             raise NotConfigured("AutoThrottle owns slot.delay")
-        middleware = cls(crawler, RatePolicy.from_settings(settings))
+        budget_class = settings.get("RATE_BUDGET_CLASS")
+        budget = build_from_crawler(load_object(budget_class), crawler) if budget_class else None
+        middleware = cls(crawler, RatePolicy.from_settings(settings), budget)
         crawler.signals.connect(middleware.reached_downloader, signals.request_reached_downloader)
         crawler.signals.connect(middleware.response_downloaded, signals.response_downloaded)
         return middleware
+
+    async def process_request(self, request: Request) -> None:
+        """With a shared budget: wait for this request's send slot on its egress address's
+        schedule (paced hosts only; an unpaced one looks the address's rate up each
+        second, in case another worker learned one)."""
+        if self.budget is None:
+            return
+        key = self._slot_key(request)
+        if key is None:
+            return
+        rate = self._rate(key)
+        now = self.clock()
+        if rate.current is None and now - self._synced.get(key, float("-inf")) < 1.0:
+            return
+        self._synced[key] = now
+        shared_key = budget_key(egress_address(request, self.crawler.settings), key)
+        request.meta[BUDGET_META] = shared_key
+        grant = self.budget.reserve(shared_key, rate.current, rate.ceiling)
+        self._adopt(key, rate, grant, now)
+        wait = max(grant.wait, rate.pause_until - now)
+        if wait <= 0:
+            return
+        self.waiting[key] += 1
+        try:
+            await asyncio.sleep(min(wait, self.policy.max_pause))
+        finally:
+            self.waiting[key] -= 1
+        self._count("rate/budget_wait_ms", round(wait * 1000))
 
     def reached_downloader(self, request: Request, spider: Spider | None = None) -> None:
         """A request joined its slot's queue: pace a new slot at once (its ceiling)."""
@@ -295,19 +181,22 @@ class AdaptiveRateMiddleware:
                 self._pause_host(key, min(retry_after, self.policy.max_pause))
             if rate.throttled(now, self._sent_at(request, now), retry_after):
                 self._count("rate/decreased")
+                self._share_cut(request, key, rate, now)
                 logger.info(
                     "Rate limited on %s (status %d): now %.2f requests/s",
                     key, response.status, rate.current or 0.0,
                 )  # fmt: skip
         elif response.status < 400:
-            rate.succeeded(now, binding=bool(slot.queue))
+            rate.succeeded(now, binding=bool(slot.queue) or self.waiting[key] > 0)
+            self._share_growth(request, key, rate, now)
         self._apply(key, slot, rate, now)
 
     # --- helpers ------------------------------------------------------------------
 
     def _apply(self, key: str, slot: Slot, rate: SlotRate, now: float) -> None:
-        """Write the slot's delay (and its pause) — the one place that does."""
-        slot.delay = rate.delay
+        """Write the slot's delay (and its pause) — the one place that does. A host paced
+        by a shared budget keeps only a token delay (the gate's sign of a paced slot)."""
+        slot.delay = SHARED_PACE if self.budget is not None and rate.current else rate.delay
         if rate.pause_until > now:
             # The slot sends its next request ``delay`` after ``lastseen``: moving
             # ``lastseen`` to the pause's end holds the slot's queue until then.
@@ -333,12 +222,61 @@ class AdaptiveRateMiddleware:
         slot = engine.downloader.slots.get(key)
         if slot is None:
             return None
+        return key, slot, self._rate(key)
+
+    def _rate(self, key: str) -> SlotRate:
         rate = self.slots.get(key)
         if rate is None:
             rate = self.slots[key] = SlotRate(self.policy, self.policy.ceiling_for(key))
             if self.crawler.stats is not None and rate.ceiling is not None:
                 self.crawler.stats.set_value(f"rate/ceiling/{key}", rate.ceiling)
-        return key, slot, rate
+        return rate
+
+    def _slot_key(self, request: Request) -> str | None:
+        """The download slot a request will take (set on it once it reaches the slot)."""
+        key = request.meta.get("download_slot")
+        if key is not None:
+            return str(key)
+        engine = self._engine()
+        return str(engine.downloader.get_slot_key(request)) if engine is not None else None
+
+    # --- the shared budget ------------------------------------------------------------
+
+    def _adopt(self, key: str, rate: SlotRate, grant: Grant, now: float) -> None:
+        """Take the address's learned rate when it differs from this worker's."""
+        if grant.rate is not None and grant.rate != rate.rate:
+            rate.adopt(grant.rate, grant.cut_age, now)
+            found = self._slot_of(key)
+            if found is not None:
+                self._apply(key, found, rate, now)
+
+    def _share_cut(self, request: Request, key: str, rate: SlotRate, now: float) -> None:
+        shared_key = request.meta.get(BUDGET_META)
+        if self.budget is None or shared_key is None or rate.current is None:
+            return
+        sent_ago = now - self._sent_at(request, now)
+        self._adopt(key, rate, self.budget.lowered(shared_key, rate.current, sent_ago), now)
+
+    def _share_growth(self, request: Request, key: str, rate: SlotRate, now: float) -> None:
+        """Tell the address this worker's rate grew, at most once a second."""
+        shared_key = request.meta.get(BUDGET_META)
+        if self.budget is None or shared_key is None or not rate.shared or rate.rate is None:
+            return
+        if now - self._raised.get(key, float("-inf")) < 1.0:
+            return
+        self._raised[key] = now
+        self._adopt(key, rate, self.budget.raised(shared_key, rate.rate), now)
+
+    def _slot_of(self, key: str) -> Slot | None:
+        engine = self._engine()
+        return engine.downloader.slots.get(key) if engine is not None else None
+
+    def _engine(self) -> Any:
+        """The crawler's engine; None before the crawl starts."""
+        try:
+            return self.crawler.engine
+        except RuntimeError:
+            return None
 
     @staticmethod
     def _sent_at(request: Request, now: float) -> float:
