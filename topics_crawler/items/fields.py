@@ -3,7 +3,8 @@ and description, declared once on the item class with :func:`spec`.
 
 Validation, normalisation, the merge, the Parquet schema and the dataset card all read
 these declarations (:func:`specs_of`, :func:`kinds`, :func:`required_groups`,
-:func:`identity_fields`, :func:`raw_companion`); nothing else lists fields by name.
+:func:`identity_fields`, :func:`raw_companion`, each given the item class); nothing else
+lists fields by name. This module knows no item class: the classes import it.
 """
 
 from __future__ import annotations
@@ -130,23 +131,16 @@ def _specs(item_class: type) -> dict[str, FieldSpec]:
     return out
 
 
-def _class_of(item_type: str) -> type:
-    # the item classes are declared with this module, so they are looked up on use
-    from topics_crawler.items.classes import ITEM_CLASSES  # noqa: PLC0415
-
-    return ITEM_CLASSES[item_type]
+def kinds(item_class: type) -> dict[str, Kind]:
+    """Field name → :class:`Kind` of a declared item class, in declaration order."""
+    return {name: s.kind for name, s in specs_of(item_class).items()}
 
 
-def kinds(item_type: str) -> dict[str, Kind]:
-    """Field name → :class:`Kind` for an item type."""
-    return {name: s.kind for name, s in specs_of(_class_of(item_type)).items()}
-
-
-def required_groups(item_type: str) -> list[tuple[str, ...]]:
+def required_groups(item_class: type) -> list[tuple[str, ...]]:
     """Required fields; a tuple of several names means "at least one of these"."""
     groups: dict[str, list[str]] = {}
     out: list[tuple[str, ...] | str] = []
-    for name, s in specs_of(_class_of(item_type)).items():
+    for name, s in specs_of(item_class).items():
         if s.one_of:
             if s.one_of not in groups:
                 groups[s.one_of] = []
@@ -157,17 +151,15 @@ def required_groups(item_type: str) -> list[tuple[str, ...]]:
     return [tuple(groups[entry]) if isinstance(entry, str) else entry for entry in out]
 
 
-def identity_fields(item_type: str) -> tuple[str, ...]:
-    """The fields that identify an entity of ``item_type``, most specific first."""
+def identity_fields(item_class: type) -> tuple[str, ...]:
+    """The fields that identify an entity of ``item_class``, most specific first."""
     ranked = [
-        (s.identity, name)
-        for name, s in specs_of(_class_of(item_type)).items()
-        if s.identity is not None
+        (s.identity, name) for name, s in specs_of(item_class).items() if s.identity is not None
     ]
     return tuple(name for _, name in sorted(ranked))
 
 
-def raw_companion(item_type: str, name: str) -> str | None:
+def raw_companion(item_class: type, name: str) -> str | None:
     """Name of the ``*_raw`` field that keeps the source text of ``name``, if it has one."""
-    declared = specs_of(_class_of(item_type)).get(name)
+    declared = specs_of(item_class).get(name)
     return declared.raw if declared else None

@@ -231,7 +231,8 @@ def normalize_record(item_type: str, record: dict[str, Any]) -> tuple[dict[str, 
     Pure and idempotent: normalising the output again changes nothing.
     """
     now = reference_time(record.get("scraped_at"))
-    field_kinds = kinds(item_type)
+    item_class = ITEM_CLASSES[item_type]
+    field_kinds = kinds(item_class)
     out = dict(record)
     unreadable: list[str] = []
     for name, kind in field_kinds.items():
@@ -241,9 +242,9 @@ def normalize_record(item_type: str, record: dict[str, Any]) -> tuple[dict[str, 
             out[name], raw = NORMALISERS[kind](out[name], now)
         except Unreadable as problem:
             unreadable.append(name)
-            _keep_unreadable(out, item_type, name, problem.raw)
+            _keep_unreadable(out, item_class, name, problem.raw)
             continue
-        companion = raw_companion(item_type, name)
+        companion = raw_companion(item_class, name)
         if companion and raw is not None:
             out[companion] = raw
     for name, kind in field_kinds.items():
@@ -255,9 +256,9 @@ def normalize_record(item_type: str, record: dict[str, Any]) -> tuple[dict[str, 
     return out, unreadable
 
 
-def _keep_unreadable(out: dict[str, Any], item_type: str, name: str, raw: str) -> None:
+def _keep_unreadable(out: dict[str, Any], item_class: type, name: str, raw: str) -> None:
     """Field with a ``*_raw`` companion: value None, source text in the companion."""
-    companion = raw_companion(item_type, name)
+    companion = raw_companion(item_class, name)
     if companion:
         out[name] = None
         out[companion] = raw

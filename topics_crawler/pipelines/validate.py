@@ -207,9 +207,10 @@ def item_type_of(item: Any) -> tuple[str, Mapping[str, Any] | None, list[str]]:
 
 def validate_record(item_type: str, record: Mapping[str, Any]) -> list[str]:
     """Reasons why ``record`` (of a known type) is not a valid item; empty when it is."""
-    field_kinds = kinds(item_type)
+    item_class = ITEM_CLASSES[item_type]
+    field_kinds = kinds(item_class)
     reasons = [f"{name}:unknown_field" for name in record if name not in field_kinds]
-    missing = _missing(item_type, record)
+    missing = _missing(item_class, record)
     reasons += [f"{'|'.join(names)}:missing" for names in missing]
     reported = {name for names in missing for name in names}
     for name, kind in field_kinds.items():
@@ -217,35 +218,35 @@ def validate_record(item_type: str, record: Mapping[str, Any]) -> list[str]:
         if name in reported:
             continue
         if value is None:
-            reasons += _unreadable(item_type, name, record)
+            reasons += _unreadable(item_class, name, record)
             continue
-        problem = CHECKS[kind](value) or _undeclared_members(item_type, name, kind, value)
+        problem = CHECKS[kind](value) or _undeclared_members(item_class, name, kind, value)
         if problem:
             reasons.append(f"{name}:{problem}")
     return reasons
 
 
-def _undeclared_members(item_type: str, name: str, kind: Kind, value: Any) -> str | None:
+def _undeclared_members(item_class: type, name: str, kind: Kind, value: Any) -> str | None:
     """``unknown_key`` for a record with a key its field does not declare (the Parquet
     struct has no column for it: it would be lost)."""
     if kind is not Kind.RECORD_LIST:
         return None
-    members = set(specs_of(ITEM_CLASSES[item_type])[name].members)
+    members = set(specs_of(item_class)[name].members)
     return "unknown_key" if any(set(record) - members for record in value) else None
 
 
-def _missing(item_type: str, record: Mapping[str, Any]) -> list[tuple[str, ...]]:
+def _missing(item_class: type, record: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """Required fields (or groups of alternatives) that are empty."""
     missing = []
-    for names in required_groups(item_type):
+    for names in required_groups(item_class):
         if all(is_empty(record.get(name)) for name in names):
             missing.append(names)
     return missing
 
 
-def _unreadable(item_type: str, name: str, record: Mapping[str, Any]) -> list[str]:
+def _unreadable(item_class: type, name: str, record: Mapping[str, Any]) -> list[str]:
     """A None value whose ``*_raw`` companion holds source text: normalisation failed."""
-    companion = raw_companion(item_type, name)
+    companion = raw_companion(item_class, name)
     raw = record.get(companion) if companion else None
     if raw is None:
         return []
