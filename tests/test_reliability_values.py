@@ -244,7 +244,7 @@ def fuzz_cases() -> list[tuple[str, str, Any]]:
     """(item type, field, value) for every field of every kind above, in every item type."""
     cases = []
     for item_type in sorted(ITEM_CLASSES):
-        for name, kind in kinds(item_type).items():
+        for name, kind in kinds(ITEM_CLASSES[item_type]).items():
             for value in ABSURD.get(kind, []):
                 cases.append((item_type, name, value))
     return cases
