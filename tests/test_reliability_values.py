@@ -300,3 +300,45 @@ def test_absurd_values_of_every_kind_are_valid_and_fit_or_are_rejected(tmp_path:
     for reject in rejected:
         assert reject["reasons"], reject
         json.dumps(reject, allow_nan=False)  # the rejects file is strict JSON too
+
+
+# --- end to end: a dataset a bad number cannot poison ------------------------------------------
+
+
+@pytest.mark.integration
+def test_absurd_clap_counts_are_rejected_and_the_dataset_is_written(tmp_path: Path) -> None:
+    """The site says two stories have 1e30 and 1e300 claps: both go to rejects.jsonl with
+    their source text, every other story is committed, and the next crawl into the same
+    dataset does its job too (on main the commit raised OverflowError and wrote nothing)."""
+    import pyarrow.parquet as pq
+
+    from tests.crawl_helpers import run_crawl
+    from tests.site.content import default_site
+    from tests.site.server import SiteServer
+
+    content = default_site()
+    tag = "distributed-training"
+    tagged = [s for s in content.stories.values() if any(t.slug == tag for t in s.tags)]
+    poisoned = {tagged[0].id: 1e30, tagged[1].id: 1e300}
+    for story in tagged[:2]:
+        story.claps = poisoned[story.id]  # type: ignore[assignment]
+    dataset = tmp_path / "data"
+    with SiteServer(content) as site:
+        runs = [
+            run_crawl(site.base_url, tmp_path / name, f"tags={tag}", "follow=stories",
+                      settings={"DATASET_DIR": dataset})
+            for name in ("first", "again")
+        ]  # fmt: skip
+    for run in runs:
+        assert run.returncode == 0, run.log[-3000:]
+        assert "Traceback" not in run.log
+    stored = set(pq.read_table(dataset / "stories.parquet")["story_id"].to_pylist())
+    assert stored
+    assert not stored & set(poisoned)
+    rejects = [json.loads(line) for line in (dataset / "rejects.jsonl").read_text().splitlines()]
+    stories = [r for r in rejects if r["item_type"] == "story"]
+    assert {r["item"]["story_id"] for r in stories} == set(poisoned)
+    assert all(r["reasons"] == ["claps:out_of_range"] for r in stories)
+    for story_id, claps in poisoned.items():  # the story page's state: its source text
+        raws = {r["item"]["claps_raw"] for r in stories if r["item"]["story_id"] == story_id}
+        assert repr(claps) in raws

@@ -76,9 +76,11 @@ _ANSI_RE = re.compile(
 _CONTROLS_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 #: UTF-16 surrogates: in a Python string they are always lone (a pair is one character).
 _SURROGATES_RE = re.compile(r"[\ud800-\udfff]")
-#: A number as source text: digits with separators or an exponent, ``inf``, ``nan``.
+#: A number as source text: digits with separators, an exponent or a K/M/B suffix, ``inf``,
+#: ``nan``.
 NUMBER_TEXT_RE = re.compile(
-    r"^\s*[-+]?(\d[\d.,'\u00a0\u202f ]*(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*$", re.IGNORECASE
+    r"^\s*[-+]?(\d[\d.,'\u00a0\u202f ]*(?:[eE][+-]?\d+)?\s*[kmb]?|inf(?:inity)?|nan)\s*$",
+    re.IGNORECASE,
 )
 #: Anything :func:`strip_unsafe` would change.
 UNSAFE_TEXT_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
