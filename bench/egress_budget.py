@@ -1,7 +1,7 @@
 """One rate budget per egress address: Redis workers behind one address stay at its ceiling.
 
-    .venv/bin/python -m bench.egress_budget [--tags 6] [--ceiling 5] [--limit 20]
-        [--latency 50] [--rounds 2]
+    .venv/bin/python -m bench.egress_budget [--tags 10] [--ceiling 5] [--limit 20]
+        [--latency 50] [--rounds 3]
 
 The local site (``--tags`` scale tags, every response after ``--latency`` ms) limits each
 client address to ``--limit`` requests/s (``tests.site.rate_limit.AddressBuckets``: a
@@ -92,11 +92,11 @@ def rate(moments: list[float]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tags", type=int, default=6)
+    parser.add_argument("--tags", type=int, default=10)
     parser.add_argument("--ceiling", type=float, default=5.0)
     parser.add_argument("--limit", type=float, default=20.0)
     parser.add_argument("--latency", type=float, default=50.0)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     tags = "tags=" + ",".join(scale_tag_slugs(args.tags))
     content = with_scale_tags(default_site(), args.tags)

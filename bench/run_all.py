@@ -20,6 +20,7 @@ BENCHMARKS = (
     "history_listing",
     "crawl_throughput",
     "redis_workers",
+    "egress_budget",
     "leased_queue",
     "render_vs_plain",
     "browser_memory",
