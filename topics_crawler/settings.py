@@ -185,6 +185,9 @@ HEALTH_MAX_REJECT_RATIO = 0.10
 # HEALTH_COVERAGE_MIN_PAGES pages of the kind on.
 HEALTH_MIN_COVERAGE = {"tag": 0.5, "story": 0.5, "author": 0.5, "publication": 0.5}
 HEALTH_COVERAGE_MIN_PAGES = 1
+# A GraphQL operation Medium refused (its schema moved: topics_crawler/graphql/drift.py) fails
+# the crawl, unless the tag day archive stood in for the tag history's listing.
+HEALTH_GRAPHQL_DRIFT = True
 
 # --- Control servers and outbound network ---------------------------------------
 # Scrapy's telnet console and remote-control HTTP server both run code: off unless
@@ -200,8 +203,8 @@ LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fe
 # --- Tag history (GraphQL) ---
 # -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
 # (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP; see topics_crawler/spiders/_history.py.
-HISTORY_PAGE_SIZE = 100  # posts per listing request (the endpoint's maximum)
-HISTORY_MAX_PAGES = 1000  # listing requests per tag at most (100,000 stories), never loops
+HISTORY_PAGE_SIZE = 20  # posts per listing request (Medium answers 20 at most, since 2023-11)
+HISTORY_MAX_PAGES = 1000  # listing requests per tag at most (20,000 stories), never loops
 # -a author_stories=N pages each followed author's archive
 # (topics_crawler/spiders/_author_archive.py).
 AUTHOR_ARCHIVE_MAX_PAGES = 200  # archive requests per author at most, never loops

@@ -4,7 +4,8 @@
 ``url`` (canonical), ``kind`` (tag, story, author, publication), ``status``
 (last HTTP status or None), ``reason`` (short machine-readable text such as
 ``http_404``, ``timeout``, ``parse_failed``, ``challenge``), ``attempts``
-(download attempts made) and ``spider``.
+(download attempts made), ``detail`` (a sentence, or None: e.g. which GraphQL operation
+Medium refused and its first message) and ``spider``.
 
 ``host_paused``: the server asked a whole host to wait (a 429, a ``Retry-After``, a
 challenge page). Sent with ``slot`` (the download slot key: the host) and ``until``

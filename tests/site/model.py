@@ -220,6 +220,10 @@ class SiteContent:
     """Clock of relative card dates ("3d ago"); None means the real clock."""
     graphql_fault: str | None = None
     """Misbehaviour of ``/_/graphql`` for tests, one of ``tests.site.graphql.FAULTS``."""
+    graphql_refused: bool = False
+    """Every ``POST /_/graphql`` answered 403 while pages are served (2026-09, one address)."""
+    schema_drift: set[str] = field(default_factory=set)
+    """``Type.field`` names gone from Medium's schema (see ``tests.site.schema``)."""
     author_archives: dict[str, ArchiveSpec] = field(default_factory=dict)
     """Username → how the profile pages its stories (tests/site/author_archive.py)."""
     threads: dict[str, list[SiteResponse]] = field(default_factory=dict)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from tests.site.author_archive import JSON as ARCHIVE_JSON
-from tests.site.author_archive import archive_graphql, legacy_profile_page, stream_answer
+from tests.site.author_archive import legacy_profile_page, stream_answer
 from tests.site.feed import user_feed
 from tests.site.feeds import XML as FEED_XML
 from tests.site.feeds import tag_feed
@@ -66,8 +66,7 @@ def resolve_post(content: SiteContent, raw_path: str, body: bytes) -> Response:
     """The response to a POST: only ``/_/graphql`` takes them (see tests/site/graphql.py)."""
     if urlsplit(raw_path).path != "/_/graphql":
         return Response(405, b"", {"Allow": "GET, HEAD", "Content-Type": HTML})
-    archived = archive_graphql(content, body)
-    status, payload, headers = archived or graphql_response(content, body)
+    status, payload, headers = graphql_response(content, body)
     return Response(status, payload, headers)
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from scrapy import signals
 
+from topics_crawler.graphql import MAX_PAGE_SIZE
 from topics_crawler.scheduling.queue_length import requests_waiting
 from topics_crawler.spiders._author_archive import AuthorArchivePager
 from topics_crawler.spiders._feed import FeedSource, known_story_ids
@@ -38,7 +39,7 @@ def history_pager(spider: TopicsSpider) -> HistoryPager | None:
         waiting=lambda: requests_waiting(spider.crawler),
         logger=spider.logger,
         max_stories=spider.options.max_stories,
-        page_size=settings.getint("HISTORY_PAGE_SIZE", 100),
+        page_size=settings.getint("HISTORY_PAGE_SIZE", MAX_PAGE_SIZE),
         max_pages=settings.getint("HISTORY_MAX_PAGES", 1000),
     )
 
@@ -53,8 +54,8 @@ def responses_fetcher(spider: TopicsSpider) -> ResponsesFetcher | None:
         errback=spider.on_responses_error,
         stats=spider.crawler.stats,
         logger=spider.logger,
-        report=lambda url, reason, _detail: spider.report_failure(
-            url, "responses", None, reason, {}
+        report=lambda url, reason, detail: spider.report_failure(
+            url, "responses", None, reason, {}, detail=detail
         ),
     )
 
@@ -94,8 +95,8 @@ def archive_pager(spider: TopicsSpider) -> AuthorArchivePager | None:
         errback=spider.on_archive_error,
         stats=spider.crawler.stats,
         logger=spider.logger,
-        report=lambda url, reason, _detail: spider.report_failure(
-            url, "author_archive", None, reason, {}
+        report=lambda url, reason, detail: spider.report_failure(
+            url, "author_archive", None, reason, {}, detail=detail
         ),
         max_pages=spider.crawler.settings.getint("AUTHOR_ARCHIVE_MAX_PAGES", 200),
     )

@@ -334,9 +334,17 @@ class TopicsSpider(Spider):
         yield from self.follow_entities(result, follow)
 
     def report_failure(
-        self, url: str, kind: str, status: int | None, reason: str, meta: dict[str, Any]
+        self,
+        url: str,
+        kind: str,
+        status: int | None,
+        reason: str,
+        meta: dict[str, Any],
+        *,
+        detail: str | None = None,
     ) -> None:
-        """Send ``page_failed`` for a page that could not be turned into data, for good."""
+        """Send ``page_failed`` for a page that could not be turned into data, for good
+        (``detail``: a sentence for ``failures.jsonl``, e.g. a GraphQL drift line)."""
         self.crawler.signals.send_catch_log(
             signal=page_failed,
             url=url,
@@ -344,6 +352,7 @@ class TopicsSpider(Spider):
             status=status,
             reason=reason,
             attempts=meta.get("retry_times", 0) + 1,
+            detail=detail,
             spider=self,
         )
 
