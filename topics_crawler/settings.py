@@ -183,7 +183,13 @@ HEALTH_MAX_REJECT_RATIO = 0.10
 # Drift alarm: least share of parsed pages of a kind that must give each of its core fields
 # (topics_crawler.pages.coverage); "<kind>/<field>" keys set one field. Judged from
 # HEALTH_COVERAGE_MIN_PAGES pages of the kind on.
-HEALTH_MIN_COVERAGE = {"tag": 0.5, "story": 0.5, "author": 0.5, "publication": 0.5}
+HEALTH_MIN_COVERAGE = {
+    "tag": 0.5,
+    "tag_archive": 0.5,
+    "story": 0.5,
+    "author": 0.5,
+    "publication": 0.5,
+}
 HEALTH_COVERAGE_MIN_PAGES = 1
 # A GraphQL operation Medium refused (its schema moved: topics_crawler/graphql/drift.py) fails
 # the crawl, unless the tag day archive stood in for the tag history's listing.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 from urllib.parse import SplitResult, quote, unquote, urljoin, urlsplit
 
@@ -266,3 +267,90 @@ def publication_url(slug: str, domain: str | None = None) -> str:
     if domain:
         return f"https://{domain.lower()}/"
     return f"{MEDIUM_ROOT}/{slug.lower()}"
+
+
+@dataclass(frozen=True, slots=True)
+class TagArchiveAddress:
+    """A page of a tag's archive: ``/tag/<slug>/archive`` (the whole archive), ``…/YYYY``,
+    ``…/YYYY/MM`` or ``…/YYYY/MM/DD`` (a day), and its ``?page=N`` (a day split in pages)."""
+
+    tag: str
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    page: int = 1
+
+    @property
+    def level(self) -> Literal["archive", "year", "month", "day"]:
+        """How deep the address is: the archive's root, a year, a month or a day."""
+        if self.day is not None:
+            return "day"
+        if self.month is not None:
+            return "month"
+        return "year" if self.year is not None else "archive"
+
+    @property
+    def url(self) -> str:
+        """The canonical URL (``https://medium.com/tag/python/archive/2026/09/10?page=2``)."""
+        parts = [f"{self.year:04d}"] if self.year is not None else []
+        parts += [f"{self.month:02d}"] if self.month is not None else []
+        parts += [f"{self.day:02d}"] if self.day is not None else []
+        path = "/".join([tag_url(self.tag) + "/archive", *parts])
+        return path if self.page == 1 else f"{path}?page={self.page}"
+
+    def label(self) -> str:
+        """``python``, ``python 2026``, ``python 2026-09``, ``python 2026-09-10 page 2``."""
+        parts = [f"{self.year:04d}"] if self.year is not None else []
+        parts += [f"{self.month:02d}"] if self.month is not None else []
+        parts += [f"{self.day:02d}"] if self.day is not None else []
+        label = f"{self.tag} {'-'.join(parts)}".strip()
+        return label if self.page == 1 else f"{label} page {self.page}"
+
+
+_ARCHIVE_PAGE_RE = re.compile(r"(?:^|&)page=(\d{1,6})(?:&|$)")
+
+
+def parse_tag_archive_url(url: str) -> TagArchiveAddress | None:
+    """The archive page ``url`` addresses on medium.com, or None when it is not one (a date
+    that cannot exist, a page 0, another path)."""
+    parts = split_url(url.strip()) if url else None
+    if parts is None or parts.scheme not in ("http", "https"):
+        return None
+    segments = [unquote(s) for s in parts.path.split("/") if s]
+    if len(segments) < 3 or segments[0] != "tag" or segments[2] != "archive":
+        return None
+    if len(segments) > 6 or not _TAG_SLUG_RE.match(segments[1].lower()):
+        return None
+    numbers = segments[3:]
+    widths = (4, 2, 2)
+    if any(
+        not n.isascii() or not n.isdigit() or len(n) != w
+        for n, w in zip(numbers, widths, strict=False)
+    ):
+        return None
+    year, month, day = (int(n) for n in [*numbers, "0", "0", "0"][:3])
+    if numbers and not (1970 <= year <= 9999):
+        return None
+    if len(numbers) > 1 and not 1 <= month <= 12:
+        return None
+    if len(numbers) > 2 and not _is_date(year, month, day):
+        return None
+    page_match = _ARCHIVE_PAGE_RE.search(parts.query)
+    page = int(page_match.group(1)) if page_match else 1
+    if page < 1:
+        return None
+    return TagArchiveAddress(
+        segments[1].lower(),
+        year if numbers else None,
+        month if len(numbers) > 1 else None,
+        day if len(numbers) > 2 else None,
+        page,
+    )
+
+
+def _is_date(year: int, month: int, day: int) -> bool:
+    try:
+        date(year, month, day)
+    except ValueError:
+        return False
+    return True

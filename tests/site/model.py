@@ -222,6 +222,8 @@ class SiteContent:
     """Misbehaviour of ``/_/graphql`` for tests, one of ``tests.site.graphql.FAULTS``."""
     graphql_refused: bool = False
     """Every ``POST /_/graphql`` answered 403 while pages are served (2026-09, one address)."""
+    archive_page_size: int = 128
+    """Stories a tag's day archive page holds before ``?page=2`` (Medium: 128, 2026-09)."""
     schema_drift: set[str] = field(default_factory=set)
     """``Type.field`` names gone from Medium's schema (see ``tests.site.schema``)."""
     author_archives: dict[str, ArchiveSpec] = field(default_factory=dict)

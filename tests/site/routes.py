@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 from tests.site.author_archive import JSON as ARCHIVE_JSON
 from tests.site.author_archive import legacy_profile_page, stream_answer
+from tests.site.day_archive import archive_answer, parse_archive_path
 from tests.site.feed import user_feed
 from tests.site.feeds import XML as FEED_XML
 from tests.site.feeds import tag_feed
@@ -55,6 +56,9 @@ def resolve(content: SiteContent, raw_path: str) -> Response:
     stream = stream_answer(content, raw_path)
     if stream is not None:
         return Response(stream[0], stream[1], {"Content-Type": ARCHIVE_JSON})
+    archive = _tag_archive(content, raw_path)
+    if archive is not None:
+        return archive
     path = unquote(urlsplit(raw_path).path) or "/"
     if path.startswith(_HOST_PREFIX):
         host, _, rest = path[len(_HOST_PREFIX) :].partition("/")
@@ -68,6 +72,22 @@ def resolve_post(content: SiteContent, raw_path: str, body: bytes) -> Response:
         return Response(405, b"", {"Allow": "GET, HEAD", "Content-Type": HTML})
     status, payload, headers = graphql_response(content, body)
     return Response(status, payload, headers)
+
+
+def _tag_archive(content: SiteContent, raw_path: str) -> Response | None:
+    """A tag's archive page (``tests/site/day_archive.py``; ``?page=N`` read), or None."""
+    try:
+        address = parse_archive_path(raw_path)
+    except ValueError:
+        return not_found(urlsplit(raw_path).path)
+    if address is None:
+        return None
+    answer = archive_answer(content, address)
+    if answer.status == 302:
+        return Response(302, b"", {"Location": answer.location, "Content-Type": HTML})
+    if answer.status != 200:
+        return not_found(urlsplit(raw_path).path)
+    return html(answer.html)
 
 
 def _on_medium(content: SiteContent, path: str) -> Response:

@@ -28,7 +28,8 @@ from topics_crawler.pages.json_payload import parse_json
 from topics_crawler.pages.publication import parse_publication
 from topics_crawler.pages.story import parse_story
 from topics_crawler.pages.tag import parse_tag
-from topics_crawler.urls import classify_url
+from topics_crawler.pages.tag_archive import parse_tag_archive
+from topics_crawler.urls import classify_url, parse_tag_archive_url
 
 __all__ = [
     "PARSERS",
@@ -55,6 +56,8 @@ def detect_kind(doc: Document) -> PageKind:
         return "json"
     if head.startswith("<?xml") or "<rss" in head[:300]:
         return "feed"
+    if parse_tag_archive_url(doc.url) is not None:
+        return "tag_archive"
     link = classify_url(doc.url)
     if link is not None:
         return "tag" if link.kind == "tag" else link.kind
@@ -73,6 +76,7 @@ PARSERS: dict[PageKind, Callable[[Document], PageResult]] = {
     "author": parse_author,
     "publication": parse_publication,
     "tag": parse_tag,
+    "tag_archive": parse_tag_archive,
     "feed": parse_feed,
     "json": parse_json,
     "graphql": parse_graphql,

@@ -9,7 +9,9 @@ from typing import Any, Literal
 from topics_crawler.items import Item
 from topics_crawler.urls import MediumLink
 
-PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "graphql", "unknown"]
+PageKind = Literal[
+    "story", "author", "publication", "tag", "tag_archive", "feed", "json", "graphql", "unknown"
+]
 #: Why a page should be fetched again: its state JSON was cut (``broken_state``: plain
 #: HTTP once more), plain HTTP lacked what the page should show (``needs_browser``), or
 #: the answer was a challenge / sign-in wall (``blocked``).
