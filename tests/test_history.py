@@ -47,21 +47,36 @@ def test_history_and_since_are_parsed() -> None:
         tags=TAG, history="most_read", since="2024-06", today=TODAY
     )
     assert options.history == "MOST_READ"
-    assert options.since == (2024, 6)
+    assert options.since == date(2024, 6, 1)
+    assert options.until is None
     assert CrawlOptions.from_arguments(tags=TAG, history="NEWEST").history == "NEWEST"
+    assert CrawlOptions.from_arguments(tags=TAG, history="archive").history == "ARCHIVE"
     assert CrawlOptions.from_arguments(tags=TAG).history is None
+    ranged = CrawlOptions.from_arguments(
+        tags=TAG, history="archive", since="2024-06-15", until="2025-02", today=TODAY
+    )
+    assert (ranged.since, ranged.until) == (date(2024, 6, 15), date(2025, 2, 28))
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"history": "oldest"}, "history: unknown value 'oldest'; choose from newest|most_read"),
-        ({"history": "newest", "since": "2024-6"}, "is not a month as YYYY-MM"),
-        ({"history": "newest", "since": "2024-13"}, "is not a month as YYYY-MM"),
-        ({"history": "newest", "since": "June 2024"}, "is not a month as YYYY-MM"),
+        (
+            {"history": "oldest"},
+            "history: unknown value 'oldest'; choose from newest|most_read|archive",
+        ),
+        ({"history": "newest", "since": "2024-6"}, "is not a month or a day as YYYY-MM"),
+        ({"history": "newest", "since": "2024-13"}, "is not a month or a day as YYYY-MM"),
+        ({"history": "newest", "since": "June 2024"}, "is not a month or a day as YYYY-MM"),
+        ({"history": "archive", "since": "2024-02-30"}, "is not a month or a day as YYYY-MM"),
         ({"history": "newest", "since": "2026-12"}, "is in the future"),
+        ({"history": "newest", "since": "2026-11-31"}, "is not a month or a day"),
         ({"history": "newest", "since": "2009-01"}, "no stories before 2012"),
+        ({"history": "archive", "until": "2011-12"}, "until: Medium has no stories before 2012"),
+        ({"history": "archive", "since": "2025-03", "until": "2025-02"}, "is before since"),
+        ({"history": "archive", "until": "soon"}, "until: 'soon' is not a month or a day"),
         ({"since": "2024-06"}, "only applies with -a history"),
+        ({"until": "2024-06"}, "until: only applies with -a history"),
         ({"history": "newest", "max_stories": "0"}, "must be 1 or more"),
     ],
 )
@@ -83,24 +98,40 @@ def test_spider_check_arguments_knows_history() -> None:
 
 
 def test_ranges_newest_first_in_as_few_requests_as_possible() -> None:
-    assert history_ranges(None, TODAY) == [TimeRange.all_time()]
-    assert history_ranges((2024, 1), TODAY) == [
+    assert history_ranges(None, None, TODAY) == [TimeRange.all_time()]
+    assert history_ranges(date(2024, 1, 1), None, TODAY) == [
         TimeRange.in_year(2026),
         TimeRange.in_year(2025),
         TimeRange.in_year(2024),
     ]
-    assert history_ranges((2025, 10), TODAY) == [
+    assert history_ranges(date(2025, 10, 1), None, TODAY) == [
         TimeRange.in_year(2026),
         TimeRange.in_month(2025, 12),
         TimeRange.in_month(2025, 11),
         TimeRange.in_month(2025, 10),
     ]
-    assert history_ranges((2026, 9), TODAY) == [
+    assert history_ranges(date(2026, 9, 1), None, TODAY) == [
         TimeRange.in_month(2026, 11),
         TimeRange.in_month(2026, 10),
         TimeRange.in_month(2026, 9),
     ]
-    assert history_ranges((2026, 1), TODAY) == [TimeRange.in_year(2026)]
+    assert history_ranges(date(2026, 1, 1), None, TODAY) == [TimeRange.in_year(2026)]
+
+
+def test_until_ends_the_ranges_in_its_month() -> None:
+    """A range that ends before today asks for whole years only where they are whole."""
+    assert history_ranges(date(2024, 6, 10), date(2025, 2, 3), TODAY) == [
+        TimeRange.in_month(2025, 2),
+        TimeRange.in_month(2025, 1),
+        *(TimeRange.in_month(2024, m) for m in range(12, 5, -1)),
+    ]
+    assert history_ranges(None, date(2013, 12, 31), TODAY) == [
+        TimeRange.in_year(2013),
+        TimeRange.in_year(2012),
+    ]
+    assert history_ranges(date(2025, 1, 1), date(2025, 12, 31), TODAY) == [TimeRange.in_year(2025)]
+    future = history_ranges(date(2026, 10, 1), date(2027, 1, 1), TODAY)
+    assert future == [TimeRange.in_month(2026, 11), TimeRange.in_month(2026, 10)]
 
 
 # --- the pager ---------------------------------------------------------------------------

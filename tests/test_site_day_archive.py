@@ -33,7 +33,8 @@ def get(site: SiteServer, path: str) -> tuple[int, str, str]:
         with opener.open(site.url(path), timeout=10) as response:
             return response.status, response.read().decode(), ""
     except urllib.error.HTTPError as error:
-        return error.code, error.read().decode(), error.headers.get("Location") or ""
+        with error:
+            return error.code, error.read().decode(), error.headers.get("Location") or ""
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +132,7 @@ def test_graphql_refused_while_pages_are_served(content: SiteContent) -> None:
         )
         with pytest.raises(urllib.error.HTTPError) as refusal:
             urllib.request.urlopen(request, timeout=10)
+        refusal.value.close()
         assert refusal.value.code == 403
         assert get(server, f"/tag/{TAG}")[0] == 200
         assert get(server, f"/tag/{TAG}/archive")[0] == 200

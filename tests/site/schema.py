@@ -48,11 +48,9 @@ def _without_field(text: str, type_name: str, field_name: str) -> str:
     start = lines.index(f"type {type_name} {{")
     end = lines.index("}", start)
     starts = (f"{field_name}:", f"{field_name}(")
-    kept = [
-        line
-        for index, line in enumerate(lines)
-        if not (start < index < end and line.strip().startswith(starts))
-    ]
+    dropped = {i for i in range(start + 1, end) if lines[i].strip().startswith(starts)}
+    dropped |= {i - 1 for i in dropped if lines[i - 1].strip().startswith('"')}  # description
+    kept = [line for index, line in enumerate(lines) if index not in dropped]
     if len(kept) == len(lines):
         raise ValueError(f"no field {type_name}.{field_name} in {SCHEMA_FILE.name}")
     return "\n".join(kept)

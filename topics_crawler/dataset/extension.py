@@ -66,6 +66,14 @@ def spider_arguments(spider: Spider) -> dict[str, str]:
     }
 
 
+def history_sources(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"history_sources": {"graphql": 2, "day_archive": 1}}``: how many tags' histories
+    each listing gave in this run (``history/source/*`` stats); {} for a run without one."""
+    prefix = "history/source/"
+    sources = {k.removeprefix(prefix): int(v) for k, v in stats.items() if k.startswith(prefix)}
+    return {"history_sources": dict(sorted(sources.items()))} if sources else {}
+
+
 def spider_tags(spider: Spider, arguments: Mapping[str, str]) -> list[str]:
     """Tags the crawl started from: ``spider.tags`` (list or comma-separated), the tag
     slugs of ``spider.options.tag_urls`` (the ``topics`` spider), or ``-a tags``."""
@@ -274,4 +282,5 @@ class DatasetExtension:
             "tags": spider_tags(self.spider, arguments) if self.spider else [],
             "arguments": arguments,
             "settings": {name: json_safe(settings.get(name)) for name in self.manifest_settings},
+            **history_sources(self.crawler.stats.get_stats() if self.crawler.stats else {}),
         }

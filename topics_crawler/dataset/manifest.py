@@ -10,7 +10,9 @@ The manifest is rewritten (atomically) at the end of every crawl into the datase
      "last_run": {run}, "runs": [{run}, ...]}
 
 where a run is ``{"spider", "started_at", "finished_at", "finish_reason", "tags",
-"arguments", "settings", "items"}`` (``items``: rows exported by that run per type).
+"arguments", "settings", "items"}`` (``items``: rows exported by that run per type), plus
+``"history_sources"`` for a ``-a history`` run: the tags each listing gave
+(``{"graphql": 2, "day_archive": 1}``).
 """
 
 from __future__ import annotations

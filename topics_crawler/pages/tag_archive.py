@@ -22,7 +22,8 @@ recommend count (25 against 248 on one story of the real capture), never a clap 
 ``uniqueSlug``; epoch milliseconds come as numbers or strings.
 
 :func:`read_tag_archive` gives a :class:`TagArchivePage` (what the day-archive walker
-needs); :func:`parse_tag_archive` the :class:`PageResult` every parser gives: stories (page
+needs, :mod:`topics_crawler.spiders._day_archive`); :func:`parse_tag_archive` the
+:class:`PageResult` every parser gives (:func:`archive_result` of the page): stories (page
 order), then their authors and publications, links to each, and the archive index and paging
 as :attr:`PageResult.cursors` (``listing`` ``archive_year`` / ``archive_month`` /
 ``archive_day`` with the bucket as the page gives it, ``archive_page`` for the next page).
@@ -122,8 +123,13 @@ def read_tag_archive(doc: Document) -> TagArchivePage:
 def parse_tag_archive(doc: Document) -> PageResult:
     """Stories, their authors and publications, links to each, and the index and paging as
     cursors (see the module docstring)."""
-    page = read_tag_archive(doc)
-    result = PageResult(kind="tag_archive", url=doc.url, errors=list(page.errors))
+    return archive_result(read_tag_archive(doc), doc.url)
+
+
+def archive_result(page: TagArchivePage, url: str) -> PageResult:
+    """The :class:`PageResult` of a read archive page (of a part of it: the day-archive
+    walker passes the stories it takes)."""
+    result = PageResult(kind="tag_archive", url=url, errors=list(page.errors))
     items: list[Item] = [*page.stories, *page.authors, *page.publications]
     result.items = items
     domains = [p.domain for p in page.publications if p.domain]

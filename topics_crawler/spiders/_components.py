@@ -15,6 +15,7 @@ from scrapy import signals
 from topics_crawler.graphql import MAX_PAGE_SIZE
 from topics_crawler.scheduling.queue_length import requests_waiting
 from topics_crawler.spiders._author_archive import AuthorArchivePager
+from topics_crawler.spiders._day_archive import DayArchiveWalker, WalkCallbacks
 from topics_crawler.spiders._feed import FeedSource, known_story_ids
 from topics_crawler.spiders._history import HistoryCallbacks, HistoryPager, history_ranges
 from topics_crawler.spiders._related import TagWalker
@@ -25,13 +26,22 @@ if TYPE_CHECKING:
 
 
 def history_pager(spider: TopicsSpider) -> HistoryPager | None:
-    """The GraphQL pager of ``-a history`` crawls (None without it)."""
-    if spider.options.history is None:
+    """The GraphQL pager of ``-a history=newest|most_read`` crawls (None without it), the
+    day archive standing in for a tag whose GraphQL listing fails."""
+    options = spider.options
+    if options.history is None or options.history == "ARCHIVE":
         return None
     settings = spider.crawler.settings
+    walker = spider.day_archive
+    assert walker is not None, "a history crawl has a day archive walker"
     return HistoryPager(
-        sort_order=spider.options.history,
-        ranges=history_ranges(spider.options.since, datetime.now(UTC).date()),
+        sort_order=options.history,
+        ranges=history_ranges(options.since, options.until, datetime.now(UTC).date()),
+        days=(options.since, options.until),
+        stand_in=lambda listing, why: iter([walker.start(listing.tag, listing.tag_url, why)]),
+        report=lambda url, reason, detail: spider.report_failure(
+            url, "history", None, reason, {}, detail=detail
+        ),
         callbacks=HistoryCallbacks(
             spider.parse_history, spider.on_history_error, spider.parse_tag, spider.on_error
         ),
@@ -41,6 +51,29 @@ def history_pager(spider: TopicsSpider) -> HistoryPager | None:
         max_stories=spider.options.max_stories,
         page_size=settings.getint("HISTORY_PAGE_SIZE", MAX_PAGE_SIZE),
         max_pages=settings.getint("HISTORY_MAX_PAGES", 1000),
+    )
+
+
+def day_archive_walker(spider: TopicsSpider) -> DayArchiveWalker | None:
+    """The day-archive walk of ``-a history`` crawls (None without it): the listing of
+    ``-a history=archive``, the stand-in of the GraphQL one otherwise."""
+    options = spider.options
+    if options.history is None:
+        return None
+    return DayArchiveWalker(
+        callbacks=WalkCallbacks(
+            spider.parse_day_archive, spider.on_day_archive_error, spider.parse_tag, spider.on_error
+        ),
+        stats=spider.crawler.stats,
+        logger=spider.logger,
+        report=lambda url, reason, detail: spider.report_failure(
+            url, "tag_archive", None, reason, {}, detail=detail
+        ),
+        waiting=lambda: requests_waiting(spider.crawler),
+        max_stories=options.max_stories,
+        max_pages=spider.crawler.settings.getint("HISTORY_MAX_PAGES", 1000),
+        since=options.since,
+        until=options.until,
     )
 
 

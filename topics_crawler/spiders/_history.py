@@ -55,6 +55,7 @@ from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SI
 from topics_crawler.graphql import (
     GRAPHQL_URL,
     MAX_PAGE_SIZE,
+    OPERATION_NAME,
     REQUEST_HEADERS,
     ArchiveFailure,
     ArchivePage,
@@ -64,10 +65,11 @@ from topics_crawler.graphql import (
     read_archive_response,
     tag_archive_body,
 )
-from topics_crawler.items.values import format_timestamp
+from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
+from topics_crawler.items.values import format_timestamp, parse_timestamp
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.pages import PageResult
-from topics_crawler.spiders._arguments import CrawlOptions
+from topics_crawler.spiders._arguments import FIRST_YEAR, CrawlOptions
 from topics_crawler.spiders._helpers import carried_state
 
 #: ``meta["render_reason"]`` of the tag page request that replaces a failed history.
@@ -84,24 +86,36 @@ LISTING_PRIORITY = 10
 QUEUE_AHEAD_PAGES = 4
 
 Callback = Callable[..., Any]
+#: ``stand_in(listing, why)``: the requests that list a tag whose GraphQL listing failed.
+StandIn = Callable[["TagListing", str], Iterator[Request]]
 #: How many requests wait in the scheduler now (None: it cannot say).
 WaitingCount = Callable[[], int | None]
 
 
-def history_ranges(since: tuple[int, int] | None, today: date) -> list[TimeRange]:
-    """Time ranges covering ``since`` (year, month) to today, newest first, in as few
-    requests as possible: whole years, and months only for the part of the first year
-    (and of the current year, when ``since`` is in it) that is not a whole year."""
-    if since is None:
+def history_ranges(since: date | None, until: date | None, today: date) -> list[TimeRange]:
+    """Time ranges covering the months of ``since`` to ``until`` (None: from Medium's first
+    year / to today), newest first, in as few requests as possible: whole years, and months
+    only for the part of the first and last years that is not a whole year (the current
+    year counts as whole when the range runs to today: it has no later stories)."""
+    if since is None and until is None:
         return [TimeRange.all_time()]
-    first_year, first_month = since
-    ranges = [TimeRange.in_year(year) for year in range(today.year, first_year, -1)]
-    if first_month == 1:
-        ranges.append(TimeRange.in_year(first_year))
+    first = since or date(FIRST_YEAR, 1, 1)
+    last = min(until or today, today)
+    open_end = until is None or until >= today
+    ends_year = open_end or last.month == 12
+    if first.year == last.year:
+        if first.month == 1 and ends_year:
+            return [TimeRange.in_year(first.year)]
+        return [TimeRange.in_month(first.year, m) for m in range(last.month, first.month - 1, -1)]
+    if ends_year:
+        ranges = [TimeRange.in_year(last.year)]
     else:
-        last_month = today.month if first_year == today.year else 12
-        months = range(last_month, first_month - 1, -1)
-        ranges += [TimeRange.in_month(first_year, month) for month in months]
+        ranges = [TimeRange.in_month(last.year, m) for m in range(last.month, 0, -1)]
+    ranges += [TimeRange.in_year(year) for year in range(last.year - 1, first.year, -1)]
+    if first.month == 1:
+        ranges.append(TimeRange.in_year(first.year))
+    else:
+        ranges += [TimeRange.in_month(first.year, m) for m in range(12, first.month - 1, -1)]
     return ranges
 
 
@@ -159,9 +173,18 @@ class HistoryPager:
         max_stories: int | None = None,
         page_size: int = MAX_PAGE_SIZE,
         max_pages: int = 1000,
+        days: tuple[date | None, date | None] = (None, None),
+        stand_in: StandIn | None = None,
+        report: Callable[[str, str, str], None] | None = None,
     ) -> None:
         self.sort_order = sort_order
         self.ranges = ranges
+        self.since, self.until = days
+        """The first and last day of the history (the ranges' months may be wider)."""
+        self.stand_in = stand_in
+        """Lists a tag another way when its GraphQL listing fails (the day archive)."""
+        self.report = report
+        """``report(url, reason, detail)``: a failure for ``failures.jsonl``."""
         self.callbacks = callbacks
         self.stats = stats
         self.waiting = waiting
@@ -183,8 +206,11 @@ class HistoryPager:
             return None, iter(())
         page = read_archive_response(response.body, listing.seen_cursors)
         if isinstance(page, ArchiveFailure):
-            return None, self.fail(listing, page.reason, page.detail)
-        nodes = page.nodes[: self._remaining(listing)]
+            return None, self.fail(listing, page.reason, self._detail(page))
+        nodes = [node for node in page.nodes if self._in_range(node)]
+        if len(nodes) < len(page.nodes):
+            self.stats.inc_value("history/out_of_range", len(page.nodes) - len(nodes))
+        nodes = nodes[: self._remaining(listing)]
         listing.pages += 1
         listing.taken += len(nodes)
         listing.seen_cursors = [*listing.seen_cursors, *page.cursors][-SEEN_CURSORS_KEPT:]
@@ -195,9 +221,19 @@ class HistoryPager:
         return result, self._next(listing, page)
 
     def fail(self, listing: TagListing, reason: str, detail: str) -> Iterator[Request]:
-        """Stop paging the tag for ``reason`` and hand the tag page to the browser path."""
+        """Stop paging the tag over GraphQL for ``reason`` (counted, logged, reported) and
+        list it another way: through the day archive when one stands in, else the tag page
+        in the browser."""
         tag = listing.tag
         self.stats.inc_value(f"history/failed/{reason}")
+        if self.report is not None:
+            self.report(listing.tag_url, reason, detail)
+        if self.stand_in is not None:
+            self.stats.inc_value("history/switched_to_day_archive")
+            why = f"GraphQL {OPERATION_NAME} failed after {listing.pages} page(s): {reason}"
+            self.logger.error("History of tag %s: %s: %s", tag, why, detail)
+            yield from self.stand_in(listing, why)
+            return
         self.stats.inc_value("history/fallback")
         self.logger.error(
             "History of tag %s (%s, %s) stopped after %d page(s): %s: %s; "
@@ -227,8 +263,25 @@ class HistoryPager:
             return self._finish(listing, "listing complete")
         return iter([self._request(listing)])
 
+    def _detail(self, failure: ArchiveFailure) -> str:
+        return failure_detail(self.stats, OPERATION_NAME, failure)
+
+    def _in_range(self, node: dict[str, Any]) -> bool:
+        """A listed post published within the history's days (the time ranges are whole
+        months: a ``since``/``until`` day inside one leaves some out); kept when undated."""
+        if self.since is None and self.until is None:
+            return True
+        published = parse_timestamp(node.get("firstPublishedAt"))[0]
+        if published is None:
+            return True
+        day = date.fromisoformat(published[:10])
+        return (self.since is None or day >= self.since) and (
+            self.until is None or day <= self.until
+        )
+
     def _finish(self, listing: TagListing, why: str) -> Iterator[Request]:
         self.stats.inc_value("history/done")
+        self.stats.inc_value("history/source/graphql")
         self.logger.info(
             "History of tag %s done (%s): %d stories in %d page(s)",
             listing.tag, why, listing.taken, listing.pages,
@@ -273,6 +326,8 @@ class HistoryPager:
                 "entity_kind": "history",
                 HISTORY_TAG_META: listing.tag,
                 HISTORY_STATE_META: listing.copy(),
+                # Medium refuses an operation off its schema with 400 and `errors`: read them.
+                "handle_httpstatus_list": GRAPHQL_ERROR_STATUSES,
             },
         )
 
@@ -303,8 +358,8 @@ def count_expected_history(
 ) -> None:
     """Add a tag page's story count (capped by ``options.max_stories``) to the history's
     known size, which the progress line turns into a share done and an ETA. Only for
-    all-time histories: the count of a ``since`` range is not on the page."""
-    if options.since is not None:
+    all-time histories: the count of a ``since``/``until`` range is not on the page."""
+    if options.since is not None or options.until is not None:
         return
     for page in result.items_of("tag_page"):
         count = getattr(page, "story_count", None)

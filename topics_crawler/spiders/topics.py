@@ -10,6 +10,7 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
     scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
+    scrapy crawl topics -a tags=llm -a history=archive -a since=2026-09-01 -a until=2026-09-07
     scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
     scrapy crawl topics -a tags=llm -a source=feed -s DATASET_DIR=data/llm   # only what is new
     scrapy crawl topics -a tags=llm -a related_depth=2 -a max_tags=50   # the topic graph
@@ -48,11 +49,13 @@ from topics_crawler.spiders._arguments import (
 from topics_crawler.spiders._author_archive import AuthorArchivePager, archive_of, page_url
 from topics_crawler.spiders._components import (
     archive_pager,
+    day_archive_walker,
     feed_source,
     history_pager,
     responses_fetcher,
     tag_walker,
 )
+from topics_crawler.spiders._day_archive import DayArchiveWalker, walk_of
 from topics_crawler.spiders._feed import FeedSource
 from topics_crawler.spiders._helpers import (
     failure_status,
@@ -138,6 +141,11 @@ class TopicsSpider(Spider):
         return tag_walker(self)
 
     @cached_property
+    def day_archive(self) -> DayArchiveWalker | None:
+        """The day-archive walk of ``-a history`` crawls (None without it)."""
+        return day_archive_walker(self)
+
+    @cached_property
     def archives(self) -> AuthorArchivePager | None:
         """The author archive pager of ``-a author_stories=N`` (None without it)."""
         return archive_pager(self)
@@ -149,6 +157,8 @@ class TopicsSpider(Spider):
         yield Request(url, callback=self.parse_tag, errback=self.on_error, meta=meta)
         if self.history is not None:
             yield self.history.start(slug, url)
+        elif self.day_archive is not None:  # -a history=archive
+            yield self.day_archive.start(slug, url)
 
     def on_request_dropped(self, request: Request) -> None:
         """A dropped walk request hands the walk on (see ``_related``)."""
@@ -196,9 +206,10 @@ class TopicsSpider(Spider):
         for page in pages:
             yield page
             yield from tag_edges(page)  # the topic map the page shows
-        if self.history is not None and not is_history_fallback(response):
+        history = self.options.history is not None
+        if history and not is_history_fallback(response):
             count_expected_history(self.crawler.stats, result, self.options)
-        if self.history is None or is_history_fallback(response):
+        if not history or is_history_fallback(response):
             yield from self.take_stories(result, self.options.max_stories)
         # else the tag's stories come from its history listing
         yield from self.follow_entities(result, ("author", "publication"))
@@ -221,6 +232,25 @@ class TopicsSpider(Spider):
         listing = listing_of(request.meta)
         if listing is not None:
             yield from self.history.fail(listing, reason, failure.getErrorMessage())
+
+    def parse_day_archive(self, response: Response) -> Iterator[Item | Request]:
+        """One page of a tag's day archive: the day's stories like tag-page cards, then the
+        next page of the walk (or, when the walk cannot go on, the tag page for the browser)."""
+        assert self.day_archive is not None, "archive requests exist only with a walker"
+        result, follow_up = self.day_archive.read(response)
+        yield from follow_up
+        if result is not None:
+            yield from self.take_stories(result, None)
+            yield from self.follow_entities(result, ("author", "publication"))
+
+    def on_day_archive_error(self, failure: Failure) -> Iterator[Request]:
+        """An archive request failed for good (HTTP error, timeout): the walk stops."""
+        assert self.day_archive is not None, "archive requests exist only with a walker"
+        request = failure.request  # type: ignore[attr-defined]
+        walk = walk_of(request.meta)
+        if walk is not None:
+            _status, reason = failure_status(failure)
+            yield from self.day_archive.fail(walk, reason, failure.getErrorMessage())
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
         for output in self.parse_entity(response, "story", known, follow=("author", "publication")):
