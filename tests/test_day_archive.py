@@ -23,13 +23,9 @@ from tests.site.graphql import graphql_response
 from tests.site.model import SiteContent
 from topics_crawler.graphql import GRAPHQL_URL, TimeRange
 from topics_crawler.items import Story
-from topics_crawler.spiders._day_archive import (
-    DayArchiveWalker,
-    WalkCallbacks,
-    range_root,
-    walk_of,
-)
-from topics_crawler.spiders._history import HistoryCallbacks, HistoryPager
+from topics_crawler.spiders._day_archive import DayArchiveWalker, range_root, walk_of
+from topics_crawler.spiders._history import HistoryPager
+from topics_crawler.spiders._paging import Callbacks
 from topics_crawler.urls import TagArchiveAddress
 
 TAG = "distributed-training"
@@ -47,18 +43,20 @@ class Recorder:
 
 
 RECORDER = Recorder()
-CALLBACKS = WalkCallbacks(
-    RECORDER.page, RECORDER.page_error, RECORDER.tag_page, RECORDER.tag_error
-)  # fmt: skip
+PAGES = Callbacks(RECORDER.page, RECORDER.page_error)
+TAG_PAGE = Callbacks(RECORDER.tag_page, RECORDER.tag_error)
 
 
 def make_walker(**overrides: Any) -> tuple[DayArchiveWalker, MemoryStatsCollector, list[Any]]:
     stats = MemoryStatsCollector(get_crawler())
     reported: list[Any] = []
     settings: dict[str, Any] = {
-        "callbacks": CALLBACKS,
+        "callbacks": PAGES,
+        "fallback": TAG_PAGE,
         "stats": stats,
         "logger": logging.getLogger("test_day_archive"),
+        "limit": None,
+        "max_pages": 1000,
         "report": lambda *args: reported.append(args),
         "today": TODAY,
         **overrides,
@@ -158,11 +156,11 @@ def test_max_stories_holds_when_each_page_is_read_by_another_worker(
 ) -> None:
     """Every answer is read by a walker that never saw the tag (another worker on the
     shared queue, a resumed job): the state its request carries is all it needs."""
-    first, _, _ = make_walker(max_stories=101)
+    first, _, _ = make_walker(limit=101)
     stats = MemoryStatsCollector(get_crawler())
 
     def fresh() -> DayArchiveWalker:
-        return make_walker(max_stories=101, stats=stats)[0]
+        return make_walker(limit=101, stats=stats)[0]
 
     steps = list(walk_all(fresh, archive, first.start(TAG, TAG_URL)))
     ids = [s.story_id for _, stories in steps for s in stories]
@@ -247,12 +245,14 @@ def test_graphql_errors_hand_the_tag_to_the_day_archive(archive: SiteContent) ->
     pager = HistoryPager(
         sort_order="NEWEST",
         ranges=[TimeRange.all_time()],
-        callbacks=HistoryCallbacks(
-            RECORDER.page, RECORDER.page_error, RECORDER.tag_page, RECORDER.tag_error
-        ),
+        callbacks=PAGES,
+        fallback=TAG_PAGE,
         stats=history_stats,
         waiting=lambda: 0,
         logger=logging.getLogger("test_day_archive"),
+        limit=None,
+        page_size=20,
+        max_pages=1000,
         stand_in=lambda listing, why: iter([walker.start(listing.tag, listing.tag_url, why)]),
         report=lambda *args: reported.append(args),
     )
@@ -288,12 +288,14 @@ def test_day_bounds_filter_the_graphql_months() -> None:
     pager = HistoryPager(
         sort_order="NEWEST",
         ranges=[TimeRange.in_month(2024, 2)],
-        callbacks=HistoryCallbacks(
-            RECORDER.page, RECORDER.page_error, RECORDER.tag_page, RECORDER.tag_error
-        ),
+        callbacks=PAGES,
+        fallback=TAG_PAGE,
         stats=stats,
         waiting=lambda: 0,
         logger=logging.getLogger("test_day_archive"),
+        limit=None,
+        page_size=20,
+        max_pages=1000,
         days=(since, until),
     )
     request: Request | None = pager.start(TAG, TAG_URL)

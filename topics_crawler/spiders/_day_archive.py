@@ -36,16 +36,16 @@ those the GraphQL listing did).
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, ClassVar, Protocol, Unpack
 
 from scrapy import Request
 from scrapy.http import Response
-from scrapy.statscollectors import StatsCollector
+from twisted.python.failure import Failure
 
+from topics_crawler import settings as defaults
 from topics_crawler.pages import Document, PageResult
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_archive import (
@@ -55,8 +55,27 @@ from topics_crawler.pages.tag_archive import (
     archive_result,
     read_tag_archive,
 )
-from topics_crawler.spiders._helpers import carried_state, response_encoding
-from topics_crawler.spiders._history import LISTING_PRIORITY, QUEUE_AHEAD_PAGES, fallback_request
+from topics_crawler.scheduling.queue_length import requests_waiting
+from topics_crawler.spiders._helpers import (
+    OptionsSpider,
+    failure_status,
+    request_of,
+    response_encoding,
+)
+from topics_crawler.spiders._history import (
+    LISTING_PRIORITY,
+    QUEUE_AHEAD_PAGES,
+    WaitingCount,
+    fallback_request,
+)
+from topics_crawler.spiders._paging import (
+    Callbacks,
+    Pager,
+    PagerArguments,
+    PagingState,
+    ReportingSpider,
+    failure_report,
+)
 from topics_crawler.urls import TagArchiveAddress
 
 #: Request meta key: the walk's state (:class:`ArchiveWalk`) as of this request.
@@ -69,14 +88,12 @@ REDIRECT_STATUSES = [301, 302, 303, 307, 308]
 #: The level of the buckets a page of each level lists for the walk to go on.
 CHILD_LEVEL: dict[str, BucketLevel] = {"archive": "year", "year": "month", "month": "day"}
 
-Callback = Callable[..., Any]
-WaitingCount = Callable[[], int | None]
-
 
 @dataclass
-class ArchiveWalk:
-    """The walk of one tag's archive: what is left to read, what was taken. Carried by each
-    of its requests (picklable: the Redis queue and ``JOBDIR`` store requests)."""
+class ArchiveWalk(PagingState):
+    """The walk of one tag's archive: what is left to read, what was taken."""
+
+    meta_key: ClassVar[str] = WALK_META
 
     tag: str
     tag_url: str
@@ -86,38 +103,62 @@ class ArchiveWalk:
     """The page the request carrying this state asks for."""
     since: date | None = None
     until: date | None = None
-    taken: int = 0
-    pages: int = 0
-
-    def copy(self) -> ArchiveWalk:
-        return replace(self, pending=list(self.pending))
 
 
-@dataclass(frozen=True)
-class WalkCallbacks:
-    """Spider callbacks the walk's requests carry (and the tag page's, for the fallback)."""
+class DayArchiveSpider(OptionsSpider, ReportingSpider, Protocol):
+    """What the walk needs of the spider: its archive callbacks, and the tag page's for the
+    fallback."""
 
-    page: Callback
-    page_error: Callback
-    tag_page: Callback
-    tag_error: Callback
+    def parse_day_archive(self, response: Response) -> Iterator[Any]: ...
+    def on_day_archive_error(self, failure: Failure) -> Iterator[Any]: ...
+    def parse_tag(self, response: Response) -> Iterator[Any]: ...
+    def on_error(self, failure: Failure) -> Iterator[Any]: ...
 
 
-@dataclass
-class DayArchiveWalker:
-    """Builds the walk's requests, reads its pages, decides what comes next."""
+class DayArchiveWalker(Pager[ArchiveWalk]):
+    """Builds the walk's requests, reads its pages, decides what comes next (``limit``:
+    ``max_stories`` per tag; ``max_pages``: ``HISTORY_MAX_PAGES``)."""
 
-    callbacks: WalkCallbacks
-    stats: StatsCollector
-    logger: logging.Logger | logging.LoggerAdapter[logging.Logger]
-    report: Callable[[str, str, str], None]
-    """``report(url, reason, detail)``: a failure for ``failures.jsonl``."""
-    waiting: WaitingCount = lambda: 0
-    max_stories: int | None = None
-    max_pages: int = 1000
-    since: date | None = None
-    until: date | None = None
-    today: date = field(default_factory=lambda: datetime.now(UTC).date())
+    state_type = ArchiveWalk
+
+    def __init__(
+        self,
+        *,
+        fallback: Callbacks,
+        waiting: WaitingCount = lambda: 0,
+        since: date | None = None,
+        until: date | None = None,
+        today: date | None = None,
+        **shape: Unpack[PagerArguments],
+    ) -> None:
+        super().__init__(**shape)
+        self.fallback = fallback
+        """The tag page's callbacks, for the fallback request."""
+        self.waiting = waiting
+        self.since, self.until = since, until
+        self.today = today or datetime.now(UTC).date()
+
+    @classmethod
+    def from_spider(cls, spider: DayArchiveSpider) -> DayArchiveWalker | None:
+        """The walk of ``-a history`` crawls (None without it): the listing of
+        ``-a history=archive``, the stand-in of the GraphQL one otherwise."""
+        options, crawler = spider.options, spider.crawler
+        if options.history is None:
+            return None
+        assert crawler.stats is not None
+        settings = crawler.settings
+        return cls(
+            fallback=Callbacks(spider.parse_tag, spider.on_error),
+            waiting=lambda: requests_waiting(crawler),
+            since=options.since,
+            until=options.until,
+            callbacks=Callbacks(spider.parse_day_archive, spider.on_day_archive_error),
+            stats=crawler.stats,
+            logger=spider.logger,
+            limit=options.max_stories,
+            max_pages=settings.getint("HISTORY_MAX_PAGES", defaults.HISTORY_MAX_PAGES),
+            report=failure_report(spider, "tag_archive"),
+        )
 
     def start(self, tag: str, tag_url: str, why: str | None = None) -> Request:
         """The first request of ``tag``'s walk (``why``: the GraphQL listing's failure it
@@ -134,7 +175,7 @@ class DayArchiveWalker:
     def read(self, response: Response) -> tuple[PageResult | None, Iterator[Request]]:
         """The stories one archive page gives (None when it gives none to take) and the
         requests that follow."""
-        walk = walk_of(response.meta)
+        walk = self.state_of(response.meta)
         if walk is None:
             self.stats.inc_value("day_archive/ignored_responses")
             return None, iter(())
@@ -155,6 +196,13 @@ class DayArchiveWalker:
         result = self._stories(walk, page, response.url) if walk.current.level == "day" else None
         return result, self._next(walk)
 
+    def failed(self, failure: Failure) -> Iterator[Request]:
+        walk = self.state_of(request_of(failure).meta)
+        if walk is None:
+            return iter(())
+        _status, reason = failure_status(failure)
+        return self.fail(walk, reason, failure.getErrorMessage())
+
     def fail(self, walk: ArchiveWalk, reason: str, detail: str) -> Iterator[Request]:
         """Stop the walk for ``reason`` (counted, logged with the URL, reported) and hand the
         tag page to the browser path."""
@@ -165,9 +213,10 @@ class DayArchiveWalker:
             "the tag page",
             walk.tag, walk.pages, url, reason, detail,
         )  # fmt: skip
-        self.report(url, reason, detail)
+        if self.report is not None:
+            self.report(url, reason, detail)
         self.stats.inc_value("history/fallback")
-        yield fallback_request(walk.tag_url, self.callbacks.tag_page, self.callbacks.tag_error)
+        yield fallback_request(walk.tag_url, self.fallback)
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -191,7 +240,7 @@ class DayArchiveWalker:
     def _stories(self, walk: ArchiveWalk, page: TagArchivePage, url: str) -> PageResult:
         """The day page's stories (the first ``max_stories`` left) with their authors and
         publications, as a page result the spider follows like tag-page cards."""
-        remaining = self._remaining(walk)
+        remaining = self.remaining(walk)
         taken = page.stories if remaining is None else page.stories[:remaining]
         walk.taken += len(taken)
         self.stats.inc_value("day_archive/stories", len(taken))
@@ -206,7 +255,7 @@ class DayArchiveWalker:
         return archive_result(listed, url)
 
     def _next(self, walk: ArchiveWalk) -> Iterator[Request]:
-        if self._remaining(walk) == 0:
+        if self.remaining(walk) == 0:
             return self._finish(walk, "max_stories reached")
         if not walk.pending:
             return self._finish(walk, "archive complete")
@@ -229,11 +278,6 @@ class DayArchiveWalker:
         )  # fmt: skip
         return iter(())
 
-    def _remaining(self, walk: ArchiveWalk) -> int | None:
-        if self.max_stories is None:
-            return None
-        return max(0, self.max_stories - walk.taken)
-
     def _priority(self) -> int:
         """Ahead of the story pages, unless more than :data:`QUEUE_AHEAD_PAGES` day pages'
         worth of requests wait (then behind them: the queue stays short)."""
@@ -245,10 +289,8 @@ class DayArchiveWalker:
 
     def _request(self, walk: ArchiveWalk) -> Request:
         self.stats.inc_value("day_archive/requests")
-        return Request(
+        return self.callbacks.request(
             walk.current.url,
-            callback=self.callbacks.page,
-            errback=self.callbacks.page_error,
             priority=self._priority(),
             meta={
                 "entity_kind": "tag_archive",
@@ -262,7 +304,7 @@ class DayArchiveWalker:
 
 def walk_of(meta: dict[str, Any]) -> ArchiveWalk | None:
     """A copy of the walk state a request carries (None: not a walk request)."""
-    return carried_state(meta, WALK_META, ArchiveWalk)
+    return ArchiveWalk.from_meta(meta)
 
 
 def range_root(tag: str, since: date | None, until: date) -> TagArchiveAddress:

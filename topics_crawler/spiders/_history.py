@@ -1,9 +1,9 @@
 """Tag history: page a tag's whole archive over GraphQL (plain HTTP POST, no browser).
 
 For each tag, :class:`HistoryPager` walks the time ranges of the crawl newest
-first (``-a since=YYYY-MM``: the months left in that year, then whole years up
-to the current one; no ``since``: all time), each through cursor pages of
-``HISTORY_PAGE_SIZE`` posts, until the listing ends, ``max_stories`` posts are
+first (``-a since``/``-a until``: whole years where they are whole, months at the ends;
+neither: all time), each through cursor pages of ``HISTORY_PAGE_SIZE`` posts (20: what
+Medium answers at most), until the listing ends, ``max_stories`` posts are
 taken or ``HISTORY_MAX_PAGES`` pages were read. Ranges are paged one after
 another, so ``max_stories`` keeps the newest ones.
 
@@ -16,11 +16,13 @@ response continues from the state that came with it, so ``max_stories``,
 across a JOBDIR resume).
 
 Every response is validated (:func:`~topics_crawler.graphql.read_archive_response`);
-on the first unusable one (GraphQL errors, an unexpected shape, a cursor that
-comes back, an HTTP failure) the tag's paging stops with a logged reason,
-``history/failed/<reason>`` is counted, and the tag page is requested again
-with ``meta["render_reason"] = "history_fallback"`` so the browser path (the
-render policy, which scrolls the tag page) can take over.
+on the first unusable one (a 403 or a challenge where Medium refuses GraphQL, GraphQL
+``errors`` — drift, :mod:`topics_crawler.graphql.drift` —, an unexpected shape, a cursor
+that comes back, an HTTP failure) the tag's paging stops with a logged reason,
+``history/failed/<reason>`` is counted and written to ``failures.jsonl``, and the tag is
+listed again from the start through its day archive (:mod:`topics_crawler.spiders._day_archive`,
+``history/switched_to_day_archive``). A pager built without that stand-in requests the tag
+page again with ``meta["render_reason"] = "history_fallback"``, for the browser path.
 
 Listing requests go before the story pages they produce, until more than
 ``QUEUE_AHEAD_PAGES`` pages' worth of requests wait in the scheduler: then the next one
@@ -33,24 +35,28 @@ of the stories it listed, and the queue (each request holding its card) stays a 
 pages long however large the archive.
 
 Stats: ``history/requests``, ``history/pages``, ``history/stories``,
-``history/done``, ``history/stopped/page_cap``, ``history/failed/<reason>``,
-``history/fallback``, ``history/ignored_responses``, ``history/waited_for_queue``
-(listing requests put behind the waiting ones), ``history/queue_unknown`` (listing
-requests made while the scheduler could not say how many wait: no ``len()``).
+``history/done``, ``history/source/graphql`` (tags the GraphQL listing completed),
+``history/stopped/page_cap``, ``history/failed/<reason>``,
+``history/switched_to_day_archive``, ``history/out_of_range`` (posts of the ranges' months
+outside the ``since``/``until`` days), ``history/fallback``, ``history/ignored_responses``,
+``history/waited_for_queue`` (listing requests put behind the waiting ones),
+``history/queue_unknown`` (listing requests made while the scheduler could not say how many
+wait: no ``len()``).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Unpack
 
 from scrapy import Request
 from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
+from twisted.python.failure import Failure
 
+from topics_crawler import settings as defaults
 from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.graphql import (
     GRAPHQL_URL,
@@ -68,12 +74,23 @@ from topics_crawler.graphql import (
 from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
 from topics_crawler.items.values import format_timestamp, parse_timestamp
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
+from topics_crawler.middlewares.render_policy import HISTORY_FALLBACK
 from topics_crawler.pages import PageResult
+from topics_crawler.scheduling.queue_length import requests_waiting
 from topics_crawler.spiders._arguments import FIRST_YEAR, CrawlOptions
-from topics_crawler.spiders._helpers import carried_state
+from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._paging import (
+    Callbacks,
+    Pager,
+    PagerArguments,
+    PagingState,
+    ReportingSpider,
+    failure_report,
+)
 
-#: ``meta["render_reason"]`` of the tag page request that replaces a failed history.
-HISTORY_FALLBACK = "history_fallback"
+if TYPE_CHECKING:
+    from topics_crawler.spiders._day_archive import DayArchiveWalker
+
 #: Request meta key: the tag slug a listing request pages.
 HISTORY_TAG_META = "history_tag"
 #: Request meta key: the tag's paging state (:class:`TagListing`) as of this request.
@@ -85,11 +102,10 @@ LISTING_PRIORITY = 10
 #: stays a few pages long and memory does not grow with the archive's size.
 QUEUE_AHEAD_PAGES = 4
 
-Callback = Callable[..., Any]
-#: ``stand_in(listing, why)``: the requests that list a tag whose GraphQL listing failed.
-StandIn = Callable[["TagListing", str], Iterator[Request]]
 #: How many requests wait in the scheduler now (None: it cannot say).
 WaitingCount = Callable[[], int | None]
+#: ``stand_in(listing, why)``: the requests that list a tag whose GraphQL listing failed.
+StandIn = Callable[["TagListing", str], Iterator[Request]]
 
 
 def history_ranges(since: date | None, until: date | None, today: date) -> list[TimeRange]:
@@ -126,72 +142,96 @@ SEEN_CURSORS_KEPT = 1000
 
 
 @dataclass
-class TagListing:
-    """Paging state of one tag: the ranges left, the cursor, what was taken. Carried by
-    each listing request (picklable: the Redis queue and JOBDIR store requests)."""
+class TagListing(PagingState):
+    """Paging state of one tag: the ranges left, the cursor, what was taken."""
+
+    meta_key: ClassVar[str] = HISTORY_STATE_META
 
     tag: str
     tag_url: str
     ranges: list[TimeRange]
     after: str | None = None
-    taken: int = 0
-    pages: int = 0
     seen_cursors: list[str] = field(default_factory=list)
     """The last ``SEEN_CURSORS_KEPT`` cursors read in the current range (one coming back
     is a paging loop)."""
-
-    def copy(self) -> TagListing:
-        return replace(self, ranges=list(self.ranges), seen_cursors=list(self.seen_cursors))
 
     @property
     def time_range(self) -> TimeRange:
         return self.ranges[0]
 
 
-@dataclass(frozen=True)
-class HistoryCallbacks:
-    """Spider callbacks the pager's requests carry."""
+class HistorySpider(ReportingSpider, OptionsSpider, Protocol):
+    """What the history pager needs of the spider: its listing callbacks, the tag page's
+    for the fallback, and the day-archive walk that stands in for a failed listing."""
 
-    listing: Callback
-    listing_error: Callback
-    tag_page: Callback
-    tag_error: Callback
+    def parse_history(self, response: Response) -> Iterator[Any]: ...
+    def on_history_error(self, failure: Failure) -> Iterator[Any]: ...
+    def parse_tag(self, response: Response) -> Iterator[Any]: ...
+    def on_error(self, failure: Failure) -> Iterator[Any]: ...
+
+    @property
+    def day_archive(self) -> DayArchiveWalker | None: ...
 
 
-class HistoryPager:
-    """Builds listing requests, reads their responses, decides what comes next."""
+class HistoryPager(Pager[TagListing]):
+    """Builds listing requests, reads their responses, decides what comes next
+    (``limit``: ``max_stories`` per tag)."""
+
+    state_type = TagListing
 
     def __init__(
         self,
         *,
         sort_order: SortOrder,
         ranges: list[TimeRange],
-        callbacks: HistoryCallbacks,
-        stats: StatsCollector,
+        fallback: Callbacks,
         waiting: WaitingCount,
-        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
-        max_stories: int | None = None,
-        page_size: int = MAX_PAGE_SIZE,
-        max_pages: int = 1000,
+        page_size: int,
         days: tuple[date | None, date | None] = (None, None),
         stand_in: StandIn | None = None,
-        report: Callable[[str, str, str], None] | None = None,
+        **shape: Unpack[PagerArguments],
     ) -> None:
+        super().__init__(**shape)
         self.sort_order = sort_order
         self.ranges = ranges
         self.since, self.until = days
         """The first and last day of the history (the ranges' months may be wider)."""
         self.stand_in = stand_in
         """Lists a tag another way when its GraphQL listing fails (the day archive)."""
-        self.report = report
-        """``report(url, reason, detail)``: a failure for ``failures.jsonl``."""
-        self.callbacks = callbacks
-        self.stats = stats
+        self.fallback = fallback
+        """The tag page's callbacks, for the fallback request."""
         self.waiting = waiting
-        self.logger = logger
-        self.max_stories = max_stories
         self.page_size = max(1, min(page_size, MAX_PAGE_SIZE))
-        self.max_pages = max(1, max_pages)
+
+    @classmethod
+    def from_spider(cls, spider: HistorySpider) -> HistoryPager | None:
+        """The pager of ``-a history=newest|most_read`` crawls (None without it), the day
+        archive standing in for a tag whose GraphQL listing fails."""
+        options, crawler = spider.options, spider.crawler
+        if options.history is None or options.history == "ARCHIVE":
+            return None
+        settings = crawler.settings
+        assert crawler.stats is not None
+        walker = spider.day_archive
+        return cls(
+            sort_order=options.history,
+            ranges=history_ranges(options.since, options.until, datetime.now(UTC).date()),
+            days=(options.since, options.until),
+            stand_in=(
+                (lambda listing, why: iter([walker.start(listing.tag, listing.tag_url, why)]))
+                if walker is not None
+                else None
+            ),
+            report=failure_report(spider, "history"),
+            fallback=Callbacks(spider.parse_tag, spider.on_error),
+            waiting=lambda: requests_waiting(crawler),
+            page_size=settings.getint("HISTORY_PAGE_SIZE", defaults.HISTORY_PAGE_SIZE),
+            callbacks=Callbacks(spider.parse_history, spider.on_history_error),
+            stats=crawler.stats,
+            logger=spider.logger,
+            limit=options.max_stories,
+            max_pages=settings.getint("HISTORY_MAX_PAGES", defaults.HISTORY_MAX_PAGES),
+        )
 
     def start(self, tag: str, tag_url: str) -> Request:
         """The first listing request of ``tag``."""
@@ -200,7 +240,7 @@ class HistoryPager:
     def read(self, response: Response) -> tuple[PageResult | None, Iterator[Request]]:
         """What one listing response gives: its page as a :class:`PageResult` (None when
         unusable) and the requests that follow (next page, or the fallback)."""
-        listing = listing_of(response.meta)
+        listing = self.state_of(response.meta)
         if listing is None:  # not a listing request of this pager
             self.stats.inc_value("history/ignored_responses")
             return None, iter(())
@@ -210,7 +250,7 @@ class HistoryPager:
         nodes = [node for node in page.nodes if self._in_range(node)]
         if len(nodes) < len(page.nodes):
             self.stats.inc_value("history/out_of_range", len(page.nodes) - len(nodes))
-        nodes = nodes[: self._remaining(listing)]
+        nodes = nodes[: self.remaining(listing)]
         listing.pages += 1
         listing.taken += len(nodes)
         listing.seen_cursors = [*listing.seen_cursors, *page.cursors][-SEEN_CURSORS_KEPT:]
@@ -219,6 +259,13 @@ class HistoryPager:
         scraped_at = format_timestamp(datetime.now(UTC))
         result = archive_result(ArchivePage(nodes, page.cursors), response.url, scraped_at)
         return result, self._next(listing, page)
+
+    def failed(self, failure: Failure) -> Iterator[Request]:
+        listing = self.state_of(request_of(failure).meta)
+        if listing is None:
+            return iter(())
+        _status, reason = failure_status(failure)
+        return self.fail(listing, reason, failure.getErrorMessage())
 
     def fail(self, listing: TagListing, reason: str, detail: str) -> Iterator[Request]:
         """Stop paging the tag over GraphQL for ``reason`` (counted, logged, reported) and
@@ -241,10 +288,10 @@ class HistoryPager:
             tag, self.sort_order, listing.time_range.label(), listing.pages, reason, detail,
             HISTORY_FALLBACK,
         )  # fmt: skip
-        yield fallback_request(listing.tag_url, self.callbacks.tag_page, self.callbacks.tag_error)
+        yield fallback_request(listing.tag_url, self.fallback)
 
     def _next(self, listing: TagListing, page: ArchivePage) -> Iterator[Request]:
-        if self._remaining(listing) == 0:
+        if self.remaining(listing) == 0:
             return self._finish(listing, "max_stories reached")
         if listing.pages >= self.max_pages:
             self.stats.inc_value("history/stopped/page_cap")
@@ -288,12 +335,6 @@ class HistoryPager:
         )  # fmt: skip
         return iter(())
 
-    def _remaining(self, listing: TagListing) -> int | None:
-        """Stories the tag may still take (None: no cap)."""
-        if self.max_stories is None:
-            return None
-        return max(0, self.max_stories - listing.taken)
-
     def _priority(self) -> int:
         """:data:`LISTING_PRIORITY`, or below the story pages when more than
         :data:`QUEUE_AHEAD_PAGES` pages' worth of requests wait in the scheduler."""
@@ -311,16 +352,14 @@ class HistoryPager:
             listing.tag,
             listing.time_range,
             self.sort_order,
-            first=min(self.page_size, self._remaining(listing) or self.page_size),
+            first=min(self.page_size, self.remaining(listing) or self.page_size),
             after=listing.after,
         )
-        return Request(
+        return self.callbacks.request(
             GRAPHQL_URL,
             method="POST",
             body=body,
             headers=REQUEST_HEADERS,
-            callback=self.callbacks.listing,
-            errback=self.callbacks.listing_error,
             priority=self._priority(),
             meta={
                 "entity_kind": "history",
@@ -332,17 +371,10 @@ class HistoryPager:
         )
 
 
-def listing_of(meta: dict[str, Any]) -> TagListing | None:
-    """A copy of the paging state a listing request carries (None: not a listing)."""
-    return carried_state(meta, HISTORY_STATE_META, TagListing)
-
-
-def fallback_request(tag_url: str, callback: Callback, errback: Callback) -> Request:
+def fallback_request(tag_url: str, callbacks: Callbacks) -> Request:
     """The tag page again, flagged for the browser path (it passed the dupefilter once)."""
-    return Request(
+    return callbacks.request(
         tag_url,
-        callback=callback,
-        errback=errback,
         dont_filter=True,
         meta={"entity_kind": "tag", RENDER_REASON_META: HISTORY_FALLBACK},
     )
