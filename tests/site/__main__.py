@@ -6,6 +6,7 @@ python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
                      [--scale-tags N]  (see tests/site/scale.py)
                      [--tag-generations]  (see tests/site/generations.py)
                      [--rate-limit N [--rate-burst B]]  (see tests/site/rate_limit.py)
+                     [--graphql-refused]  (every POST /_/graphql answered 403, see graphql.py)
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="token bucket: 429 + Retry-After past N requests/s")  # fmt: skip
     parser.add_argument("--rate-burst", type=float, default=None, metavar="B",
                         help="tokens the bucket holds (default: N)")  # fmt: skip
+    parser.add_argument("--graphql-refused", action="store_true",
+                        help="refuse every POST /_/graphql with 403, pages served "
+                             "(a tag's history then comes from its day archive)")  # fmt: skip
     return parser
 
 
@@ -79,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         content = content.with_archive(ARCHIVE_TAG, args.archive, seed=0)
     if args.scale_tags > 0:
         content = with_scale_tags(content, args.scale_tags)
+    content.graphql_refused = args.graphql_refused
     server = SiteServer(
         content,
         latency=args.latency / 1000,

@@ -24,12 +24,13 @@ GraphQL listing when Medium refuses it (a 403, a challenge, an answer of ``error
 unusable answer): the tag is then listed from the start through its day archive (stories
 the GraphQL pages already listed are not fetched twice: their requests share the story's
 fingerprint). A walk that cannot go on (its root refused, a page that is not an archive)
-stops with a logged reason, and the tag page is asked again for the browser, as a failed
-GraphQL history does.
+stops with a logged reason, reported to ``failures.jsonl``, and the tag page is asked again
+for the browser (``render_reason=history_fallback``: the last resort).
 
 Stats: ``day_archive/walks``, ``day_archive/requests``, ``day_archive/pages``,
 ``day_archive/pages/<level>``, ``day_archive/stories``, ``day_archive/empty_days``,
-``day_archive/done``, ``day_archive/stopped/page_cap``, ``day_archive/failed/<reason>``;
+``day_archive/done``, ``day_archive/stopped/page_cap``, ``day_archive/failed/<reason>``,
+``day_archive/waited_for_queue``, ``day_archive/queue_unknown``;
 ``history/source/day_archive`` counts the tags it listed (``history/source/graphql``
 those the GraphQL listing did).
 """
@@ -62,12 +63,7 @@ from topics_crawler.spiders._helpers import (
     request_of,
     response_encoding,
 )
-from topics_crawler.spiders._history import (
-    LISTING_PRIORITY,
-    QUEUE_AHEAD_PAGES,
-    WaitingCount,
-    fallback_request,
-)
+from topics_crawler.spiders._history import WaitingCount, fallback_request, listing_priority
 from topics_crawler.spiders._paging import (
     Callbacks,
     Pager,
@@ -279,13 +275,7 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         return iter(())
 
     def _priority(self) -> int:
-        """Ahead of the story pages, unless more than :data:`QUEUE_AHEAD_PAGES` day pages'
-        worth of requests wait (then behind them: the queue stays short)."""
-        waiting = self.waiting()
-        if waiting is not None and waiting > QUEUE_AHEAD_PAGES * DAY_PAGE_STORIES:
-            self.stats.inc_value("day_archive/waited_for_queue")
-            return -LISTING_PRIORITY
-        return LISTING_PRIORITY
+        return listing_priority(self.waiting(), DAY_PAGE_STORIES, self.stats, "day_archive")
 
     def _request(self, walk: ArchiveWalk) -> Request:
         self.stats.inc_value("day_archive/requests")

@@ -336,15 +336,7 @@ class HistoryPager(Pager[TagListing]):
         return iter(())
 
     def _priority(self) -> int:
-        """:data:`LISTING_PRIORITY`, or below the story pages when more than
-        :data:`QUEUE_AHEAD_PAGES` pages' worth of requests wait in the scheduler."""
-        waiting = self.waiting()
-        if waiting is None:
-            self.stats.inc_value("history/queue_unknown")
-        elif waiting > QUEUE_AHEAD_PAGES * self.page_size:
-            self.stats.inc_value("history/waited_for_queue")
-            return -LISTING_PRIORITY
-        return LISTING_PRIORITY
+        return listing_priority(self.waiting(), self.page_size, self.stats, "history")
 
     def _request(self, listing: TagListing) -> Request:
         self.stats.inc_value("history/requests")
@@ -369,6 +361,21 @@ class HistoryPager(Pager[TagListing]):
                 "handle_httpstatus_list": GRAPHQL_ERROR_STATUSES,
             },
         )
+
+
+def listing_priority(
+    waiting: int | None, page_stories: int, stats: StatsCollector, name: str
+) -> int:
+    """A listing request's priority: :data:`LISTING_PRIORITY` (before the story pages), or
+    below them when more than :data:`QUEUE_AHEAD_PAGES` pages' worth (``page_stories`` a
+    page) of requests wait in the scheduler (``<name>/waited_for_queue``;
+    ``<name>/queue_unknown`` when it cannot say)."""
+    if waiting is None:
+        stats.inc_value(f"{name}/queue_unknown")
+    elif waiting > QUEUE_AHEAD_PAGES * page_stories:
+        stats.inc_value(f"{name}/waited_for_queue")
+        return -LISTING_PRIORITY
+    return LISTING_PRIORITY
 
 
 def fallback_request(tag_url: str, callbacks: Callbacks) -> Request:
