@@ -77,6 +77,18 @@ def test_history_share_and_eta_from_the_known_total() -> None:
     assert history_progress({"history/stories": 250}, 60.0) is None  # size unknown
 
 
+def test_the_history_part_names_the_listing_it_comes_from() -> None:
+    stats = {"history/expected_stories": 1000, "history/expected_tags": 1, "history/stories": 250}
+    graphql = {**stats, "history/pages": 13}
+    assert history_progress(graphql, 60.0) == "history 25% of 1,000 stories via GraphQL, ETA 3m00s"
+    switched = {**graphql, "day_archive/walks": 1}
+    assert history_progress(switched, 60.0) == (
+        "history 25% of 1,000 stories via GraphQL and the day archive, ETA 3m00s"
+    )
+    archive = {**stats, "day_archive/walks": 1, "history/done": 1}
+    assert history_progress(archive, 60.0) == "history done, 250 stories via the day archive"
+
+
 def test_the_line_shows_pages_rate_items_errors_waiting_and_history() -> None:
     stats = {
         "response_received_count": 412,

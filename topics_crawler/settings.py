@@ -209,11 +209,14 @@ REMOTE_CONTROL_ENABLED = False
 TWISTED_DNS_RESOLVER = "topics_crawler.safety.resolver.SafeAddressResolver"
 LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fetched
 
-# --- Tag history (GraphQL) ---
-# -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
-# (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP; see topics_crawler/spiders/_history.py.
+# --- Tag history (GraphQL, day archive) ---
+# -a history=newest|most_read lists each tag's history through Medium's GraphQL endpoint
+# (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP, the tag's day archive standing in where
+# GraphQL is refused; -a history=archive walks the day archive alone (/tag/<slug>/archive ->
+# years -> months -> days). See topics_crawler/spiders/_history.py and _day_archive.py.
 HISTORY_PAGE_SIZE = 20  # posts per listing request (Medium answers 20 at most, since 2023-11)
-HISTORY_MAX_PAGES = 1000  # listing requests per tag at most (20,000 stories), never loops
+# Listing requests per tag at most (GraphQL: 20,000 stories; day archive: its pages), never loops.
+HISTORY_MAX_PAGES = 1000
 # -a author_stories=N pages each followed author's archive
 # (topics_crawler/spiders/_author_archive.py).
 AUTHOR_ARCHIVE_MAX_PAGES = 200  # archive requests per author at most, never loops
