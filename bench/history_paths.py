@@ -82,6 +82,7 @@ def crawl(content: SiteContent, follow: str, **site_options: Any) -> dict[str, A
         "answered_429": limited,
         "elapsed": float(stats["elapsed_time_seconds"]),
         "story_items": len(run.of_type("story")),
+        "failed": {k: v for k, v in stats.items() if "/failed/" in k or k.endswith("fallback")},
     }
 
 

@@ -308,3 +308,38 @@ def test_day_bounds_filter_the_graphql_months() -> None:
     expected = [s.id for s in tagged(content, TAG) if since <= s.published_at.date() <= until]
     assert sorted(ids) == sorted(expected)
     assert stats.get_value("history/out_of_range") > 0
+
+
+def test_a_page_that_fails_for_good_is_reported_and_the_walk_goes_on(
+    archive: SiteContent,
+) -> None:
+    """A day page whose retries are spent: its stories are missing, and said to be; every
+    other day is still listed."""
+    walker, stats, reported = make_walker()
+    request: Request | None = walker.start(TAG, TAG_URL)
+    ids: list[str] = []
+    failed_day = None
+    while request is not None:
+        walk = walk_of(request.meta)
+        assert walk is not None
+        if failed_day is None and walk.current.level == "day":
+            failed_day = walk.current
+            follow_up: Iterator[Request] = walker.fail(walk, "http_500", "Internal error")
+        else:
+            result, follow_up = walker.read(answer(archive, request))
+            ids += (
+                [s.story_id or "" for s in result.items if isinstance(s, Story)] if result else []
+            )
+        request = next(iter(follow_up), None)
+    assert failed_day is not None
+    lost = {
+        s.id for s in tagged(archive, TAG)
+        if (s.published_at.year, s.published_at.month, s.published_at.day)
+        == (failed_day.year, failed_day.month, failed_day.day)
+    }  # fmt: skip
+    assert lost
+    assert set(ids) == {s.id for s in tagged(archive, TAG)} - lost
+    assert stats.get_value("day_archive/failed/http_500") == 1
+    assert reported == [(failed_day.url, "http_500", "Internal error")]
+    assert stats.get_value("day_archive/done") == 1
+    assert "history/fallback" not in stats.get_stats()

@@ -23,9 +23,11 @@ It is the history's listing when chosen (``-a history=archive``), and stands in 
 GraphQL listing when Medium refuses it (a 403, a challenge, an answer of ``errors``, any
 unusable answer): the tag is then listed from the start through its day archive (stories
 the GraphQL pages already listed are not fetched twice: their requests share the story's
-fingerprint). A walk that cannot go on (its root refused, a page that is not an archive)
-stops with a logged reason, reported to ``failures.jsonl``, and the tag page is asked again
-for the browser (``render_reason=history_fallback``: the last resort).
+fingerprint). A page that fails for good (its retries spent, or not an archive page) is
+counted, logged with its URL and written to ``failures.jsonl``, and the walk goes on with the
+pages left: only that page's stories, or the days under it, are missing, and said to be. A
+walk that cannot start (its first page refused, nothing listed, nothing left) asks the tag page
+again for the browser (``render_reason=history_fallback``: the last resort).
 
 Stats: ``day_archive/walks``, ``day_archive/requests``, ``day_archive/pages``,
 ``day_archive/pages/<level>``, ``day_archive/stories``, ``day_archive/empty_days``,
@@ -196,21 +198,30 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         walk = self.state_of(request_of(failure).meta)
         if walk is None:
             return iter(())
+        walk.pages += 1
         _status, reason = failure_status(failure)
         return self.fail(walk, reason, failure.getErrorMessage())
 
     def fail(self, walk: ArchiveWalk, reason: str, detail: str) -> Iterator[Request]:
-        """Stop the walk for ``reason`` (counted, logged with the URL, reported) and hand the
-        tag page to the browser path."""
+        """A page of the walk failed for good (retries spent): counted, logged with its URL,
+        reported; the walk goes on with the pages left (that page's stories, or the days
+        under it, are missing, and the failure says so), and when nothing was listed and
+        nothing is left the tag page goes to the browser path."""
         url = walk.current.url
         self.stats.inc_value(f"day_archive/failed/{reason}")
-        self.logger.error(
-            "Day archive of tag %s stopped after %d page(s) at %s: %s: %s; falling back to "
-            "the tag page",
-            walk.tag, walk.pages, url, reason, detail,
-        )  # fmt: skip
         if self.report is not None:
             self.report(url, reason, detail)
+        if walk.pending or walk.taken:
+            self.logger.error(
+                "Day archive of tag %s: %s failed: %s: %s; the walk goes on without it",
+                walk.tag, url, reason, detail,
+            )  # fmt: skip
+            yield from self._next(walk)
+            return
+        self.logger.error(
+            "Day archive of tag %s stopped at %s: %s: %s; falling back to the tag page",
+            walk.tag, url, reason, detail,
+        )  # fmt: skip
         self.stats.inc_value("history/fallback")
         yield fallback_request(walk.tag_url, self.fallback)
 
