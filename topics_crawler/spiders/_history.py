@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Unpack
+from typing import Any, ClassVar, Protocol, Unpack
 
 from scrapy import Request
 from scrapy.http import Response
@@ -87,9 +87,6 @@ from topics_crawler.spiders._paging import (
     ReportingSpider,
     failure_report,
 )
-
-if TYPE_CHECKING:
-    from topics_crawler.spiders._day_archive import DayArchiveWalker
 
 #: Request meta key: the tag slug a listing request pages.
 HISTORY_TAG_META = "history_tag"
@@ -160,6 +157,13 @@ class TagListing(PagingState):
         return self.ranges[0]
 
 
+class StandInWalk(Protocol):
+    """What stands in for a failed GraphQL listing (the day-archive walk,
+    :class:`~topics_crawler.spiders._day_archive.DayArchiveWalker`): it starts a tag's walk."""
+
+    def start(self, tag: str, tag_url: str, why: str | None = None) -> Request: ...
+
+
 class HistorySpider(ReportingSpider, OptionsSpider, Protocol):
     """What the history pager needs of the spider: its listing callbacks, the tag page's
     for the fallback, and the day-archive walk that stands in for a failed listing."""
@@ -170,7 +174,7 @@ class HistorySpider(ReportingSpider, OptionsSpider, Protocol):
     def on_error(self, failure: Failure) -> Iterator[Any]: ...
 
     @property
-    def day_archive(self) -> DayArchiveWalker | None: ...
+    def day_archive(self) -> StandInWalk | None: ...
 
 
 class HistoryPager(Pager[TagListing]):
