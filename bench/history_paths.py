@@ -12,7 +12,8 @@ crawl's stats: stories listed, listing requests (GraphQL POSTs, or archive pages
 years, months, days and their further pages), listing requests per story; the site's log
 gives the same counts. The archive's density matters to the walk (a day page holds up to
 128 stories, and each day, month and year costs a page): the default archive has ~3.4
-stories a day (one every 7 hours); ``--dense N`` reruns the walk with N stories a day.
+stories a day (one every 7 hours, the newest yesterday); ``--dense N`` reruns the walk with
+N stories a day.
 
 **Time at the rate limit.** The same two paths with ``-a follow=stories`` against a site that
 answers ``--rate`` requests a second (a token bucket: 429 + ``Retry-After`` past it) with
@@ -24,14 +25,14 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from tests.crawl_helpers import run_crawl
 from tests.site.content import default_site
 from tests.site.day_archive import story_days, tagged
-from tests.site.model import SiteContent, utc
+from tests.site.model import SiteContent
 from tests.site.rate_limit import TokenBucket
 from tests.site.server import SiteServer
 
@@ -40,16 +41,17 @@ TAG = "distributed-training"
 SETTINGS: dict[str, Any] = {"HEALTH_ENABLED": False, "HISTORY_MAX_PAGES": 100_000}
 
 
-def archive(size: int, refused: bool, per_day: float | None = None) -> SiteContent:
-    """The default site with ``size`` archive stories (``per_day``: that many a day instead
-    of one every 7 hours); GraphQL ``refused`` or answered."""
+def archive(size: int, refused: bool, per_day: float = 24 / 7) -> SiteContent:
+    """The default site with ``size`` archive stories, ``per_day`` a day (default: one every 7
+    hours, as ``with_archive`` spreads them), the newest yesterday (none in the future, where
+    Medium has none); GraphQL ``refused`` or answered."""
     content = default_site().with_archive(TAG, size, seed=0)
-    if per_day is not None:
-        step = timedelta(days=1) / per_day
-        start = utc(2024, 1, 1, 0, 0)
-        archived = [s for s in content.stories.values() if s.slug.startswith(f"{TAG}-archive-")]
-        for index, story in enumerate(sorted(archived, key=lambda s: s.published_at)):
-            story.published_at = start + step * index
+    step = timedelta(days=1) / per_day
+    newest = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
+    newest -= timedelta(days=1)
+    archived = [s for s in content.stories.values() if s.slug.startswith(f"{TAG}-archive-")]
+    for index, story in enumerate(sorted(archived, key=lambda s: s.published_at, reverse=True)):
+        story.published_at = newest - step * index
     content.graphql_refused = refused
     return content
 

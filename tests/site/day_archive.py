@@ -99,7 +99,8 @@ def archive_answer(content: SiteContent, address: ArchivePath) -> ArchiveAnswer:
     tag = content.tags.get(address.tag)
     if tag is None:
         return ArchiveAnswer(404)
-    stories = [s for s in tagged(content, tag.slug) if address.covers(s.published_at)]
+    every = tagged(content, tag.slug)  # once a request: an archive can be large
+    stories = [s for s in every if address.covers(s.published_at)]
     if address.day is not None and not stories:
         month = ArchivePath(address.tag, address.year, address.month)
         return ArchiveAnswer(302, location=month.path)
@@ -115,7 +116,7 @@ def archive_answer(content: SiteContent, address: ArchivePath) -> ArchiveAnswer:
         if address.page != 1:
             return ArchiveAnswer(404)
         shown, paging = _ranked(stories)[:TOP_STORIES], {}
-    payload = archive_payload(content, tag, address, shown, paging)
+    payload = archive_payload(content, tag, address, shown, paging=paging, every=every)
     return ArchiveAnswer(200, html=archive_page(tag, payload))
 
 
@@ -127,7 +128,11 @@ def tagged(content: SiteContent, tag: str) -> list[SiteStory]:
 
 def story_days(content: SiteContent, tag: str) -> list[tuple[int, int, int]]:
     """The UTC days that hold stories of ``tag``, oldest first."""
-    return sorted({_ymd(s.published_at) for s in tagged(content, tag)})
+    return _days(tagged(content, tag))
+
+
+def _days(stories: list[SiteStory]) -> list[tuple[int, int, int]]:
+    return sorted({_ymd(s.published_at) for s in stories})
 
 
 def _ranked(stories: list[SiteStory]) -> list[SiteStory]:
@@ -155,15 +160,18 @@ def archive_payload(
     tag: SiteTag,
     address: ArchivePath,
     stories: list[SiteStory],
+    *,
     paging: dict[str, Any],
+    every: list[SiteStory],
 ) -> dict[str, Any]:
-    """``{references, paging, tag, archiveIndex, streamItems}`` of one archive page."""
+    """``{references, paging, tag, archiveIndex, streamItems}`` of one archive page (``every``:
+    the tag's stories, the index's)."""
     now = epoch_ms(content.clock())
     return {
         "references": _references(content, stories),
         "paging": paging,
-        "tag": _tag(content, tag),
-        "archiveIndex": _index(content, tag, address),
+        "tag": _tag(tag, len(every)),
+        "archiveIndex": _index(set(_days(every)), address),
         "streamItems": [
             {"createdAt": now, "postPreview": {"postId": s.id}, "randomId": s.id[::-1],
              "itemType": "postPreview", "type": "StreamItem"}
@@ -243,14 +251,12 @@ def _post_count(content: SiteContent, slug: str) -> int:
     return tag.story_count if tag is not None else 0
 
 
-def _tag(content: SiteContent, tag: SiteTag) -> dict[str, Any]:
-    count = len(tagged(content, tag.slug))
+def _tag(tag: SiteTag, count: int) -> dict[str, Any]:
     return {"slug": tag.slug, "name": tag.name, "postCount": count,
             "metadata": {"postCount": count}, "type": "Tag"}  # fmt: skip
 
 
-def _index(content: SiteContent, tag: SiteTag, address: ArchivePath) -> dict[str, Any]:
-    days = set(story_days(content, tag.slug))
+def _index(days: set[tuple[int, int, int]], address: ArchivePath) -> dict[str, Any]:
     years = sorted({y for y, _, _ in days})
     months = {(y, m) for y, m, _ in days}
     index: dict[str, Any] = {

@@ -239,7 +239,7 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         buckets = [
             b
             for b in page.children(level)
-            if _under(b, current) and _overlaps(b, walk.since, walk.until or self.today)
+            if _under(b, current) and _overlaps(b, walk.since, walk.until)
         ]
         newest_first = sorted(buckets, key=lambda b: (b.year, b.month or 0, b.day or 0))[::-1]
         return list(dict.fromkeys(b.address(walk.tag) for b in newest_first))
@@ -328,9 +328,9 @@ def _bounds(bucket: ArchiveBucket) -> tuple[date, date]:
     return date(bucket.year, 1, 1), date(bucket.year, 12, 31)
 
 
-def _overlaps(bucket: ArchiveBucket, since: date | None, until: date) -> bool:
+def _overlaps(bucket: ArchiveBucket, since: date | None, until: date | None) -> bool:
     first, last = _bounds(bucket)
-    return (since is None or last >= since) and first <= until
+    return (since is None or last >= since) and (until is None or first <= until)
 
 
 def _under(bucket: ArchiveBucket, parent: TagArchiveAddress) -> bool:
