@@ -10,7 +10,7 @@ import pytest
 
 from tests.test_dataset import crawl
 from topics_crawler.cli import main
-from topics_crawler.items import Item, Story
+from topics_crawler.items import Author, Item, Story
 from topics_crawler.report import build_report, summary
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -145,7 +145,7 @@ def test_cli_errors_are_one_line_with_exit_status_2(
         f"{tmp_path} is not a dataset (no manifest.json)"
     )
     empty = tmp_path / "empty"
-    crawl(empty, [])
+    crawl(empty, [Author(username="ada")])  # a dataset without stories
     assert cli_error(["report", str(empty)], capsys).endswith(
         f"{empty}: empty dataset (no stories to report on)"
     )

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from scrapy import Request
 from scrapy.statscollectors import StatsCollector
 
+from topics_crawler.dataset.parts import read_table
 from topics_crawler.items import Story
 from topics_crawler.pages import PageResult
 from topics_crawler.urls import MEDIUM_ROOT, MediumLink
@@ -39,10 +39,10 @@ def known_story_ids(dataset_dir: str | Path | None) -> frozenset[str]:
     """Story ids already in the dataset (none without one, or before its first commit)."""
     if not dataset_dir:
         return frozenset()
-    path = Path(dataset_dir) / STORIES_FILE
-    if not path.exists():
+    table = read_table(Path(dataset_dir) / STORIES_FILE, columns=["story_id"])
+    if "story_id" not in table.column_names:
         return frozenset()
-    column = pq.read_table(path, columns=["story_id"]).column("story_id")
+    column = table.column("story_id")
     return frozenset(value for value in column.to_pylist() if isinstance(value, str))
 
 
