@@ -58,7 +58,7 @@ import pyarrow.parquet as pq
 
 from topics_crawler.dataset.card import CARD_NAME, render_card
 from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME, RUNS_NAME, Entity, table_names
-from topics_crawler.dataset.manifest import SCHEMA_VERSION, build_manifest
+from topics_crawler.dataset.manifest import SCHEMA_VERSION, build_manifest, manifest_text
 from topics_crawler.dataset.parts import (
     PART_PREFIX,
     Part,
@@ -134,6 +134,11 @@ def _read_json(text: bytes, schema: pa.Schema) -> pa.Table:
     return table.select(schema.names).cast(schema).replace_schema_metadata(schema.metadata)
 
 
+def empty_table(schema: pa.Schema) -> pa.Table:
+    """A table of no rows (``Schema.empty_table`` imports pandas)."""
+    return pa.Table.from_batches([], schema=schema)
+
+
 def _lines(records: Iterable[dict[str, Any]]) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
 
@@ -142,7 +147,7 @@ def encode_rows(records: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     """Arrow table of item records (ISO timestamps parsed, nested values typed); raises
     ``pyarrow.ArrowInvalid`` when a value does not fit its column."""
     if not records:
-        return schema.empty_table()
+        return empty_table(schema)
     return _read_json(_lines(_json_ready(records, schema)), schema)
 
 
@@ -162,7 +167,7 @@ def encode_or_reject(
             kept.append(record)
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError) as exc:
             rejected.append((record, str(exc).splitlines()[0][:200]))
-    table = pa.concat_tables(tables) if tables else schema.empty_table()
+    table = pa.concat_tables(tables) if tables else empty_table(schema)
     return table, rejected
 
 
@@ -387,7 +392,7 @@ def write_entity(entity: Entity, stage: Stage, commit: Commit) -> MergeResult:
         elif legacy:
             _link_or_copy(path, next_dir / name)
     if not parts and not writer.written:
-        writer.write(schema.empty_table(), empty_ok=True)  # a new table exists, empty
+        writer.write(empty_table(schema), empty_ok=True)  # a new table exists, empty
     for part in writer.close():
         parts[part.name] = part
     change.parts = _merge_small(commit, change, schema, parts)
@@ -473,7 +478,7 @@ def write_snapshots(entity: Entity, stage: Stage, commit: Commit) -> int:
     writer = PartWriter(next_dir, schema, commit.names(), commit.row_group_size)
     rows = 0
     if first is None:
-        writer.write(schema.empty_table(), empty_ok=True)  # a new table exists, empty
+        writer.write(empty_table(schema), empty_ok=True)  # a new table exists, empty
     for chunk in _batched(_chain(first, sightings) if first else iter(()), _JSON_SLICE):
         encoded, rejected = encode_or_reject(chunk, schema)
         for record, why in rejected:
@@ -541,9 +546,7 @@ def commit_stage(
     counts = {item_type: result.rows for item_type, result in results.items()}
     content = build_manifest(previous_manifest, run, counts, _tables_of(dataset_dir, commit))
     manifest = dataset_dir / MANIFEST_NAME
-    next_path(manifest).write_text(
-        json.dumps(content, indent=2, ensure_ascii=False) + "\n", "utf-8"
-    )
+    next_path(manifest).write_text(manifest_text(content), "utf-8")
     card = dataset_dir / CARD_NAME
     next_path(card).write_text(render_card(content), encoding="utf-8")
     for name in (*commit.appends, MANIFEST_NAME, CARD_NAME):

@@ -143,3 +143,8 @@ def build_manifest(
         "last_run": run,
         "runs": runs,
     }
+
+
+def manifest_text(manifest: dict[str, Any]) -> str:
+    """The text of ``manifest.json`` (what a commit writes, then renames into place)."""
+    return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
