@@ -480,11 +480,8 @@ def write_snapshots(entity: Entity, stage: Stage, commit: Commit) -> int:
     if first is None:
         writer.write(empty_table(schema), empty_ok=True)  # a new table exists, empty
     for chunk in _batched(_chain(first, sightings) if first else iter(()), _JSON_SLICE):
-        encoded, rejected = encode_or_reject(chunk, schema)
-        for record, why in rejected:
-            commit.rejects.append(
-                reject_record(entity.stats_stem or "", None, [f"dataset: {why}"], record)
-            )
+        # a sighting no column can hold is the same arrival as a row rejected above
+        encoded, _ = encode_or_reject(chunk, schema)
         writer.write(encoded)
         rows += encoded.num_rows
     parts = {p.name: describe(p) for p in part_paths(table)}
