@@ -52,14 +52,15 @@ def front_matter() -> str:
 
 def loading_lines() -> list[str]:
     """How to load the stories, one line per reader, run from the dataset's folder: each
-    gives one row per story (and the JSON lines twin, its last record per story)."""
+    gives one row per story (and the JSON lines twin, its last record per story). From
+    elsewhere, ``datasets.load_dataset("<this folder>", "stories")`` reads the configs."""
     stories = "stories.parquet"
     return [
         "```python",
         f"duckdb.sql(\"select * from '{table_glob(stories)}'\")",
         f'polars.read_parquet("{table_glob(stories)}")',
         f'pandas.read_parquet("{stories}")',
-        'datasets.load_dataset(".", "stories", split="train")',
+        f'datasets.load_dataset("parquet", data_files="{table_glob(stories)}", split="train")',
         "# the JSON lines twin: a changed story appears again below; its last line is current",
         'list({r["story_id"]: r for r in map(json.loads, open("stories.jsonl"))}.values())',
         "```",
