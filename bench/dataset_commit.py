@@ -86,25 +86,31 @@ def write_legacy(folder: Path, rows: int) -> None:
             twin.writelines(json.dumps(r) + "\n" for r in full)
 
 
-def commit_run(dataset: str, first: int, count: int, step: int, total: int) -> dict[str, Any]:
-    """Stage ``count`` stories (index ``first`` + i·``step``, modulo ``total``; claps 2)
-    and commit them: the commit's CPU and wall seconds and bytes written."""
-    import pyarrow  # noqa: F401  (imports before the clock: a crawl has them loaded)
-    import pyarrow.parquet  # noqa: F401
+def commit_run(dataset: str, changed: int, step: int, new: int) -> dict[str, Any]:
+    """Stage ``changed`` stories already in the dataset (claps 2: a change), every
+    ``step``-th one back from its newest, and ``new`` new ones, and commit them: the
+    commit's CPU and wall seconds and the bytes it wrote."""
+    import pyarrow
+    import pyarrow.parquet  # imports before the clock: a crawl has them loaded
 
     from bench.dataset_merge import story
     from topics_crawler.dataset.commit import commit_stage
     from topics_crawler.dataset.manifest import read_manifest
     from topics_crawler.dataset.stage import Stage
 
+    assert pyarrow
+    assert pyarrow.parquet
     folder = Path(dataset)
+    manifest = read_manifest(folder) or {}
+    total = manifest["counts"]["story"]
     stage = Stage(folder / ".staging" / "bench" / "stage.sqlite", commit_interval=60)
-    for n in range(count):
-        stage.put("story", story(first + n if step == 1 else (first + n * step) % total, 2))
+    for n in range(changed):
+        stage.put("story", story(total - 1 - n * step, 2))
+    for n in range(new):
+        stage.put("story", story(total + n, 2))
     stage.commit()
     now = "2025-03-03T00:00:00Z"
     run = {"run_id": "bench", "started_at": now, "finished_at": now, "tags": []}
-    manifest = read_manifest(folder)
     written = _wchar()
     cpu, wall = time.process_time(), time.perf_counter()
     results = commit_stage(folder, stage, run, manifest)
@@ -114,6 +120,8 @@ def commit_run(dataset: str, first: int, count: int, step: int, total: int) -> d
         "wall_s": round(wall, 3),
         "mb_written": round((_wchar() - written) / 1e6, 3),
         "rows_after": results["story"].rows,
+        "changed": results["story"].changed,
+        "added": results["story"].added,
         "pandas_imported": "pandas" in sys.modules,
     }
 
@@ -134,34 +142,32 @@ def child(code: str, *argv: str) -> dict[str, Any]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def commit_case(base: Path, scratch: Path, first: int, count: int, step: int) -> dict[str, Any]:
-    """Commit into a copy of ``base`` (hard links: the commit never writes into a part)."""
-    target = scratch / f"case-{first}-{count}-{step}"
+def commit_case(base: Path, scratch: Path, changed: int, step: int, new: int) -> dict[str, Any]:
+    """Commit into a copy of ``base`` (hard links: a commit never writes into a part)."""
+    target = scratch / f"case-{changed}-{step}-{new}"
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(base, target, copy_function=os.link)
     twin = target / "stories.jsonl"  # appended to: a copy of its own
     twin.unlink()
     shutil.copyfile(base / "stories.jsonl", twin)
-    total = json.loads((base / "manifest.json").read_text())["counts"]["story"]
     code = "import json, sys; from bench.dataset_commit import commit_run; "
     code += "print(json.dumps(commit_run(sys.argv[1], *map(int, sys.argv[2:]))))"
-    result = child(code, str(target), str(first), str(count), str(step), str(total))
+    result = child(code, str(target), str(changed), str(step), str(new))
     shutil.rmtree(target)
     return result
 
 
+STORIES = "stories.parquet/*.parquet"
+#: The card's one-liners (``n``: rows loaded); then the same for one file of schema 2.
 READERS = {
-    "duckdb": "import duckdb; n = duckdb.sql(\"select * from 'stories.parquet/*.parquet'\").fetch_arrow_table().num_rows",
-    "polars": "import polars; n = polars.read_parquet('stories.parquet/*.parquet').height",
+    "duckdb": "import duckdb; n = duckdb.sql("
+    f"\"select * from '{STORIES}'\").fetch_arrow_table().num_rows",
+    "polars": f"import polars; n = polars.read_parquet('{STORIES}').height",
     "pandas": "import pandas; n = len(pandas.read_parquet('stories.parquet'))",
-    "datasets": "import datasets; n = datasets.load_dataset('.', 'stories', split='train').num_rows",
+    "datasets": "import datasets; n = datasets.load_dataset("
+    f"'parquet', data_files='{STORIES}', split='train').num_rows",
 }
-LEGACY_READERS = {
-    "duckdb": "import duckdb; n = duckdb.sql(\"select * from 'stories.parquet'\").fetch_arrow_table().num_rows",
-    "polars": "import polars; n = polars.read_parquet('stories.parquet').height",
-    "pandas": "import pandas; n = len(pandas.read_parquet('stories.parquet'))",
-    "datasets": "import datasets; n = datasets.load_dataset('parquet', data_files='stories.parquet', split='train').num_rows",
-}
+LEGACY_READERS = {name: line.replace(STORIES, "stories.parquet") for name, line in READERS.items()}
 
 
 def load_time(folder: Path, line: str, hf_home: Path) -> tuple[float, int]:
@@ -206,13 +212,12 @@ def main(argv: list[str] | None = None) -> int:
         write_dataset(root / "big", big)
         write_dataset(root / "small", small)
         print(f"datasets written in {time.perf_counter() - started:.0f} s", flush=True)
+        spread = max(1, big // 5_000)
         cases = {
-            "10 new into big": commit_case(root / "big", root, big, 10, 1),
-            "10,000 (half recent) into big": commit_case(root / "big", root, big - 5_000, 10_000, 1),
-            "10,000 (half spread) into big": commit_case(
-                root / "big", root, big - 5_000, 10_000, max(1, big // 5_000)
-            ),
-            "10,000 (half) into small": commit_case(root / "small", root, small - 5_000, 10_000, 1),
+            "10 new into big": commit_case(root / "big", root, 0, 1, 10),
+            "10,000 (half recent) into big": commit_case(root / "big", root, 5_000, 1, 5_000),
+            "10,000 (half spread) into big": commit_case(root / "big", root, 5_000, spread, 5_000),
+            "10,000 (half) into small": commit_case(root / "small", root, 5_000, 1, 5_000),
         }
         for name, result in cases.items():
             print(json.dumps({"case": name, **result}), flush=True)
@@ -225,11 +230,11 @@ def main(argv: list[str] | None = None) -> int:
             before = size_mb(root / "legacy", ["stories.parquet", "stories.jsonl"])
             print(json.dumps({"size_mb": now, "size_mb_schema_2": before}))
             (root / "big" / "README.md").write_text(_card(root / "big"), "utf-8")
-            for name in READERS:
-                seconds, rows = load_time(root / "big", READERS[name], root / "hf")
+            for name, line in READERS.items():
+                seconds, rows = load_time(root / "big", line, root / "hf")
                 old, old_rows = load_time(root / "legacy", LEGACY_READERS[name], root / "hf")
-                print(json.dumps({"reader": name, "s": seconds, "rows": rows,
-                                  "schema_2_s": old, "schema_2_rows": old_rows}), flush=True)  # fmt: skip
+                result = {"reader": name, "s": seconds, "rows": rows}
+                print(json.dumps({**result, "schema_2_s": old, "schema_2_rows": old_rows}))
     return 0
 
 
