@@ -142,14 +142,23 @@ def child(code: str, *argv: str) -> dict[str, Any]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def commit_case(base: Path, scratch: Path, changed: int, step: int, new: int) -> dict[str, Any]:
-    """Commit into a copy of ``base`` (hard links: a commit never writes into a part)."""
-    target = scratch / f"case-{changed}-{step}-{new}"
+def copy_dataset(base: Path, target: Path) -> None:
+    """A copy of a dataset to commit into: the parts as hard links (a commit never writes
+    into a part), every other file (twins, state, lock) a copy of its own."""
+
+    def link_parts(source: str, destination: str) -> object:
+        if Path(source).parent.name.endswith(".parquet"):
+            return os.link(source, destination)
+        return shutil.copy2(source, destination)
+
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(base, target, copy_function=os.link)
-    twin = target / "stories.jsonl"  # appended to: a copy of its own
-    twin.unlink()
-    shutil.copyfile(base / "stories.jsonl", twin)
+    shutil.copytree(base, target, copy_function=link_parts)
+
+
+def commit_case(base: Path, scratch: Path, changed: int, step: int, new: int) -> dict[str, Any]:
+    """Commit into a copy of ``base``."""
+    target = scratch / f"case-{changed}-{step}-{new}"
+    copy_dataset(base, target)
     code = "import json, sys; from bench.dataset_commit import commit_run; "
     code += "print(json.dumps(commit_run(sys.argv[1], *map(int, sys.argv[2:]))))"
     result = child(code, str(target), str(changed), str(step), str(new))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -30,6 +29,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.dataset_commit import copy_dataset
 from bench.feed_fast_path import TAG, crawl
 from tests.crawl_helpers import crawl_env
 from tests.site.content import default_site
@@ -124,10 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         for round_ in range(args.rounds):
             for name in sizes:
                 copy = root / f"{name}-{round_}"
-                shutil.copytree(root / name, copy, copy_function=os.link)
-                for twin in copy.glob("*.jsonl"):  # appended to: copies of their own
-                    twin.unlink()
-                    shutil.copyfile(root / name / twin.name, twin)
+                copy_dataset(root / name, copy)
                 results[name].append(feed_run(site, copy, root / f"run-{name}-{round_}"))
                 shutil.rmtree(copy)
     medians = {
