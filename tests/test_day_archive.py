@@ -343,3 +343,18 @@ def test_a_page_that_fails_for_good_is_reported_and_the_walk_goes_on(
     assert reported == [(failed_day.url, "http_500", "Internal error")]
     assert stats.get_value("day_archive/done") == 1
     assert "history/fallback" not in stats.get_stats()
+
+
+def test_a_redirect_of_a_page_that_is_not_a_day_is_a_failure() -> None:
+    walker, stats, reported = make_walker()
+    request = walker.start(TAG, TAG_URL)
+    moved = HtmlResponse(
+        request.url, status=302, headers={"Location": "/m/signin"}, body=b"", request=request
+    )
+    result, follow_up = walker.read(moved)
+    assert result is None
+    (fallback,) = follow_up  # nothing listed, nothing left: the browser's last resort
+    assert fallback.url == TAG_URL
+    assert stats.get_value("day_archive/failed/redirect") == 1
+    assert "day_archive/empty_days" not in stats.get_stats()
+    assert reported == [(f"{TAG_URL}/archive", "redirect", "redirected to /m/signin")]

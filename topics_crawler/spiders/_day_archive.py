@@ -178,9 +178,12 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
             self.stats.inc_value("day_archive/ignored_responses")
             return None, iter(())
         walk.pages += 1
-        if response.status in REDIRECT_STATUSES:  # a day without stories: to its month
-            self.stats.inc_value("day_archive/empty_days")
+        if response.status in REDIRECT_STATUSES and walk.current.level == "day":
+            self.stats.inc_value("day_archive/empty_days")  # a day without stories: its month
             return None, self._next(walk)
+        if response.status in REDIRECT_STATUSES:
+            location = (response.headers.get("Location") or b"").decode("latin-1")
+            return None, self.fail(walk, "redirect", f"redirected to {location or '?'}")
         document = Document(response.body, response.url, encoding=response_encoding(response))
         page = read_tag_archive(document)
         self.stats.inc_value("parse/pages/tag_archive")  # the crawl health's page count
