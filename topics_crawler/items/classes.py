@@ -22,13 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any
 
 from itemadapter import ItemAdapter
 
 from topics_crawler.items.fields import Kind, identity_fields, spec
-
-ItemType = Literal["story", "author", "publication", "tag_page", "response", "tag_edge"]
 
 
 @dataclass(kw_only=True)

@@ -202,7 +202,6 @@ class ParquetItemExporter(BaseItemExporter):
         self._columns: list[list[Any]] = []
         self._buffered = 0
         self._writer: pq.ParquetWriter | None = None
-        self.rows_written = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, file: IO[bytes], **kwargs: Any) -> Self:
@@ -303,7 +302,6 @@ class ParquetItemExporter(BaseItemExporter):
         ]
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         self._open_writer().write_batch(batch, row_group_size=self._buffered)
-        self.rows_written += self._buffered
         self._columns = [[] for _ in self._columns]
         self._buffered = 0
 
