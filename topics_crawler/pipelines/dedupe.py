@@ -39,6 +39,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from topics_crawler import settings as defaults
 from topics_crawler.items import (
     ITEM_CLASSES,
     ITEM_TYPES,
@@ -68,10 +69,10 @@ class DedupePipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DedupePipeline:
         settings = crawler.settings
-        if not settings.getbool("DEDUPE_ENABLED", True):
+        if not settings.getbool("DEDUPE_ENABLED", defaults.DEDUPE_ENABLED):
             raise NotConfigured("DEDUPE_ENABLED is off")
         assert crawler.stats is not None
-        emit_all = settings.getbool("DEDUPE_EMIT_ALL", False)
+        emit_all = settings.getbool("DEDUPE_EMIT_ALL", defaults.DEDUPE_EMIT_ALL)
         return cls(crawler.stats, open_dedupe_state(settings), emit_all)
 
     def close_spider(self) -> None:
