@@ -6,6 +6,7 @@ Everything secret comes from the environment, never from this file.
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 # --- Project -----------------------------------------------------------------
 BOT_NAME = "topics_crawler"
@@ -214,7 +215,7 @@ AUTHOR_ARCHIVE_MAX_PAGES = 200  # archive requests per author at most, never loo
 # tag pages whose JS sections are missing over plain HTTP, pages that lack their data, and
 # challenge / sign-in retries (topics_crawler/middlewares/render_policy.py); always | never.
 # Debian's chromium (scripts/system-deps.sh); `playwright install` is not needed.
-RENDER_MODE = "auto"
+RENDER_MODE: Literal["auto", "always", "never"] = "auto"
 RENDER_SCROLL_IDLE_TRIES = 3  # tag pages: stop after this many rounds without new cards
 RENDER_SCROLL_PAUSE = 0.6  # seconds one round waits for new cards
 RENDER_TIME_BUDGET = 20.0  # seconds for loading more cards on one page

@@ -46,14 +46,6 @@ def split_field_key(key: str) -> tuple[str, dict[str, Any]]:
     return key, {}
 
 
-def is_call_of(key: str, name: str) -> bool:
-    """True when ``key`` is field ``name``, with or without arguments (a cheap prefix test)."""
-    if not key.startswith(name):
-        return False
-    rest = key[len(name) : len(name) + 1]
-    return rest in ("", "(", ":")
-
-
 def _json_arguments(text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
