@@ -228,6 +228,22 @@ class State:
             value = target
         return None
 
+    def listed(self, value: Any) -> list[tuple[str | None, Node | None]]:
+        """Each element of a stored list as ``(reference key, node)``: the key its reference
+        names (None for an inline object) and the object it resolves to — None for a
+        reference the state holds no entity for (a trimmed cache lists ``Tag:<slug>`` refs
+        whose entities are absent: the key still names the thing). Not a list: ``[]``."""
+        if not isinstance(value, list):
+            return []
+        out: list[tuple[str | None, Node | None]] = []
+        for item in value:
+            key = reference_key(item)
+            target = self.resolve(item) if isinstance(item, dict) else item
+            node = Node(self, target, "") if isinstance(target, dict) else None  # as nodes()
+            if key is not None or node is not None:
+                out.append((key, node))
+        return out
+
     # --- field calls ------------------------------------------------------------------------
 
     def call_keys(self, raw: dict[str, Any], name: str) -> list[str]:
@@ -524,6 +540,22 @@ class Node:
             elif target is not None:
                 self._wrong(f"{name}[]", target, "an object")
         return out
+
+    def listed(self, name: builtins.str) -> builtins.list[tuple[builtins.str | None, Node | None]]:
+        """A list field's elements as ``(reference key, node or None)`` (:meth:`State.listed`):
+        references whose entities the state lacks are kept by their key."""
+        stored = self.raw.get(name)
+        if type(stored) is not list:
+            stored = self.value(name)  # a call key, a reference to a list, or a wrong type
+            if stored is None:
+                return []
+            if not isinstance(stored, list):
+                self._wrong(name, stored, "a list")
+                return []
+        for item in stored:
+            if item is not None and not isinstance(item, dict):
+                self._wrong(f"{name}[]", item, "an object")
+        return self.state.listed(stored)
 
     def strs(self, name: builtins.str) -> builtins.list[builtins.str]:
         """A list-of-strings field (other elements skipped, noted)."""
