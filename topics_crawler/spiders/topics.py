@@ -65,6 +65,7 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
     listing_of,
 )
+from topics_crawler.spiders._left_medium import LeftMediumHosts
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.spiders._related import TagWalker
 from topics_crawler.spiders._responses import ResponsesFetcher
@@ -309,6 +310,11 @@ class TopicsSpider(Spider):
         kind = kind or result.kind
         stats = self.crawler.stats
         stats.inc_value(f"parse/pages/{kind}")
+        if result.off_medium is not None:  # a host that left Medium: one line per host
+            url = response.meta.get(CANONICAL_URL_META, response.url)
+            self.left_medium.record(result.off_medium, url)
+            self.report_failure(url, kind, response.status, "left_medium", response.meta)
+            return result
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
@@ -379,10 +385,20 @@ class TopicsSpider(Spider):
             if kind in kinds:
                 yield item  # data from the page state without a link to follow
 
-    def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Request]:
+    @cached_property
+    def left_medium(self) -> LeftMediumHosts:
+        """Hosts whose pages were not Medium's (see ``_left_medium``)."""
+        return LeftMediumHosts(self.crawler.stats, self.logger)
+
+    def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Any]:
         """A request for the entity's page; its fingerprint is the entity's identity
         (:mod:`topics_crawler.items.merge`), so the dupefilter lets one request per entity through
-        (aliases of the same story share its id) and the spider keeps no set of its own."""
+        (aliases of the same story share its id) and the spider keeps no set of its own.
+        A link to a host that left Medium is not fetched: what was known is yielded."""
+        if self.left_medium.skips(link.url):
+            if known is not None:
+                yield known
+            return
         meta: dict[str, Any] = {"entity_kind": link.kind}
         identity = link_identity(link.kind, link.key)
         if identity is not None:
