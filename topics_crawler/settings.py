@@ -235,9 +235,10 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--disable-dev-shm-usage",
     ],
 }
-# One context, two pages at a time (2 cores): memory stays bounded; every page is closed
-# by the handler after its response (no playwright_include_page anywhere).
-PLAYWRIGHT_MAX_CONTEXTS = 1
+# The crawl's one context with two pages at a time (2 cores), and one fresh context at a
+# time for a managed challenge's retry, closed with its page: memory stays bounded; every
+# page is closed by the handler after its response (no playwright_include_page anywhere).
+PLAYWRIGHT_MAX_CONTEXTS = 2
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 2
 PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms
 PLAYWRIGHT_ABORT_REQUEST = "topics_crawler.browser.actions.abort_heavy_resource"

@@ -23,6 +23,7 @@ and ``scrapy shell <url>`` fetches it as a crawl would (see
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterator
 from functools import cached_property
 from typing import Any
@@ -72,6 +73,8 @@ from topics_crawler.spiders._responses import ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
+#: Failure reasons of pages the site refused for good (logged once per host, as one line).
+REFUSED_REASONS = frozenset({"waf", "refused_by_site"})
 
 
 class TopicsSpider(Spider):
@@ -282,7 +285,9 @@ class TopicsSpider(Spider):
         status, reason = failure_status(failure)
         url = request.meta.get(CANONICAL_URL_META, request.url)
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
-        self.logger.error("Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
+        # a page the site refused: its host's one line (middlewares/refused.py) said why
+        level = logging.WARNING if reason in REFUSED_REASONS else logging.ERROR
+        self.logger.log(level, "Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
         self.report_failure(url, kind, status, reason, request.meta)
         known = request.cb_kwargs.get("known")
         if known is not None:
