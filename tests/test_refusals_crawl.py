@@ -1,4 +1,5 @@
-"""Crawls of the local site behind Cloudflare's two refusals (``tests/site/refusals.py``).
+"""Crawls of the local site behind Cloudflare's two refusals (``tests/site/refusals.py``), and
+of a host that left Medium.
 
 * WAF mode (plain HTTP refused, browsers served): with ``RENDER_MODE=auto`` the first
   refusal switches the host to the browser, said once, and every entity still comes; with
@@ -6,6 +7,8 @@
   and exits 3, no refusal page among its items.
 * Challenge mode (every page behind a managed challenge a browser clears): each page is
   retried in a fresh browser context and comes.
+* A custom domain that left Medium (a WordPress site now): its first page fails by the
+  host's name, once; its other links are not fetched; the tag page's cards are kept.
 """
 
 from __future__ import annotations
@@ -17,12 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl
 from tests.site.content import default_site
 from tests.site.refusals import Refusals, ray_id
 from tests.site.server import SiteServer, SiteView
 from topics_crawler.errors import REFUSED_STAT, ExitCode
+from topics_crawler.items import Story
+from topics_crawler.spiders.topics import TopicsSpider
+from topics_crawler.urls import MediumLink
 
 CHROMIUM = "/usr/bin/chromium"
 needs_chromium = pytest.mark.skipif(
@@ -119,3 +126,38 @@ def test_challenge_mode_clears_through_fresh_browser_contexts(tmp_path: Path) ->
     assert "blocked/gave_up/challenge" not in run.stats
     assert statuses == [403, 403, 200]  # plain, the browser's first load, after the reload
     assert run.stats["playwright/context_count"] >= pages
+
+
+def test_a_host_that_left_medium_fails_once_by_name_and_its_cards_are_kept(
+    tmp_path: Path,
+) -> None:
+    content = default_site()
+    content.left_medium = frozenset({"tensorbeat.example"})  # WordPress now
+    moved = {s.id for s in content.stories_in("tensorbeat")}
+    with SiteServer(content) as site:
+        run = crawl_in_process(site.base_url, tmp_path, f"tags={TAG}")
+    assert run.returncode == 0
+    named = [line for line in run.log.splitlines() if "tensorbeat.example is no Medium" in line]
+    assert len(named) == 1
+    assert run.stats["left_medium/hosts"] == 1
+    pages = run.stats["left_medium/pages"]  # those asked for before the first answer came
+    failures = [json.loads(line) for line in (tmp_path / "failures.jsonl").read_text().splitlines()]
+    assert [f["reason"] for f in failures] == ["left_medium"] * pages
+    stories = {s["story_id"]: s for s in run.of_type("story")}
+    listed = moved & set(stories)
+    assert listed  # the tag page's cards of its stories are kept, not lost
+    assert all(stories[sid]["title"] for sid in listed)
+    no_refusal_in(run)
+    assert not any("This site moved" in json.dumps(item) for item in run.items)
+
+
+def test_links_to_a_host_known_to_have_left_are_not_followed() -> None:
+    crawler = get_crawler(TopicsSpider)
+    spider = crawler._create_spider(tags=TAG)
+    spider.left_medium.record("tensorbeat.example", "https://tensorbeat.example/a-1ca69de01a98")
+    card = Story(story_id="6a4d65019068", title="Kept", scraped_at="2026-09-16T12:00:00Z")
+    gone = MediumLink("story", "6a4d65019068", "https://tensorbeat.example/b-6a4d65019068")
+    assert list(spider.follow_entity(gone, known=card)) == [card]  # the card, no request
+    here = MediumLink("story", "6a4d65019068", "https://medium.com/@ada/b-6a4d65019068")
+    assert [type(r).__name__ for r in spider.follow_entity(here, known=card)] == ["Request"]
+    assert crawler.stats.get_value("left_medium/skipped") == 1
