@@ -154,6 +154,7 @@ def test_a_host_that_left_medium_fails_once_by_name_and_its_cards_are_kept(
 def test_links_to_a_host_known_to_have_left_are_not_followed() -> None:
     crawler = get_crawler(TopicsSpider)
     spider = crawler._create_spider(tags=TAG)
+    spider.build_parts()
     spider.left_medium.record("tensorbeat.example", "https://tensorbeat.example/a-1ca69de01a98")
     card = Story(story_id="6a4d65019068", title="Kept", scraped_at="2026-09-16T12:00:00Z")
     gone = MediumLink("story", "6a4d65019068", "https://tensorbeat.example/b-6a4d65019068")

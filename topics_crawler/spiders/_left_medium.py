@@ -13,7 +13,9 @@ listing knew about its story is kept instead. Stats: ``left_medium/hosts``,
 from __future__ import annotations
 
 import logging
+from typing import Self
 
+from scrapy import Spider
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.pages._off_medium import left_medium_reason
@@ -29,6 +31,11 @@ class LeftMediumHosts:
         self.stats = stats
         self.logger = logger
         self.hosts: set[str] = set()
+
+    @classmethod
+    def from_spider(cls, spider: Spider) -> Self:
+        assert spider.crawler.stats is not None
+        return cls(spider.crawler.stats, spider.logger)
 
     def record(self, host: str, url: str) -> None:
         """A page of ``host`` (at ``url``) was not Medium's: one line the first time."""

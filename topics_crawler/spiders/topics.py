@@ -96,6 +96,8 @@ class TopicsSpider(Spider):
         self.archives: AuthorArchivePager | None = None
         #: Fetches each story's responses (``-a responses=N``).
         self.threads: ResponsesFetcher | None = None
+        #: Hosts whose pages were not Medium's: named once, their links not followed.
+        self.left_medium: LeftMediumHosts
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -112,6 +114,7 @@ class TopicsSpider(Spider):
         self.history = HistoryPager.from_spider(self)
         self.archives = AuthorArchivePager.from_spider(self)
         self.threads = ResponsesFetcher.from_spider(self)
+        self.left_medium = LeftMediumHosts.from_spider(self)
 
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
@@ -365,11 +368,6 @@ class TopicsSpider(Spider):
         for (kind, _key), item in known.items():
             if kind in kinds:
                 yield item  # data from the page state without a link to follow
-
-    @cached_property
-    def left_medium(self) -> LeftMediumHosts:
-        """Hosts whose pages were not Medium's (see ``_left_medium``)."""
-        return LeftMediumHosts(self.crawler.stats, self.logger)
 
     def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Any]:
         """A request for the entity's page; its fingerprint is the entity's identity
