@@ -24,6 +24,7 @@ ADDONS = {
     "topics_crawler.dataset.DatasetAddon": 500,  # Feeds and dataset
     "topics_crawler.distributed.addon.DistributedAddon": 700,  # Distributed
     "topics_crawler.resume.addon.CrashSafeResume": 710,  # Distributed (JOBDIR)
+    "topics_crawler.egress.zyte.ZyteApiEgress": 800,  # Egress: Zyte API with ZYTE_API_KEY
 }
 DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "topics_crawler.safety.links.LinkSafetyMiddleware": 50,  # Reliability
@@ -40,6 +41,8 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
     "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
     "topics_crawler.safety.secrets.MediumCookieMiddleware": 720,  # Reliability
+    # Egress: after HttpProxyMiddleware (750), a proxied target's name is checked here.
+    "topics_crawler.egress.proxies.ProxiedAddressMiddleware": 760,
 }
 EXTENSIONS: dict[str, int | None] = {
     "topics_crawler.safety.secrets.LogRedaction": 0,  # Reliability

@@ -19,6 +19,9 @@
   with its page; ``render/fresh_context``) — the way a challenge met on a first try was
   gone on the next in 2026.
 
+With Zyte API as the egress (:mod:`topics_crawler.egress.zyte`), a page to render is asked
+of Zyte API rendered (``meta["zyte_api_automap"]``: ``browserHtml``) instead.
+
 Only GET requests for pages (``meta["entity_kind"]`` tag, story, author,
 publication) are ever rendered; robots.txt and GraphQL listings never are. A
 page is rendered at most once (``meta["render_count"]``); what the browser does
@@ -76,9 +79,19 @@ RENDER_COUNT_META = "render_count"
 ENTITY_KIND_META = "entity_kind"
 #: ``render_reason`` of a tag page whose GraphQL history failed: scroll as far as allowed.
 HISTORY_FALLBACK = "history_fallback"
+#: scrapy-zyte-api's per-request parameters of its transparent mode.
+ZYTE_AUTOMAP_META = "zyte_api_automap"
 #: scrapy-playwright's context name of a request, and the prefix of a fresh context's name.
 CONTEXT_META = "playwright_context"
 FRESH_CONTEXT_PREFIX = "fresh-"
+
+
+def zyte_render_parameters(kind: str) -> dict[str, Any]:
+    """What Zyte API is asked for a page the browser would render: its rendered HTML (a tag
+    page scrolled to the bottom once, for the cards it loads)."""
+    if kind == "tag":
+        return {"browserHtml": True, "actions": [{"action": "scrollBottom"}]}
+    return {"browserHtml": True}
 
 
 class RenderPolicyMiddleware:
@@ -90,6 +103,8 @@ class RenderPolicyMiddleware:
         #: Hosts whose WAF refused plain HTTP: their pages go through the browser.
         self.browser_hosts: set[str] = set()
         self.fresh_contexts = 0
+        #: Zyte API is the egress (scrapy-zyte-api's transparent mode): it renders pages.
+        self.zyte_api = crawler.settings.getbool("ZYTE_API_TRANSPARENT_MODE")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -124,6 +139,10 @@ class RenderPolicyMiddleware:
             request.meta.pop(PAGE_METHODS_META, None)
             return
         kind = request.meta[ENTITY_KIND_META]
+        if self.zyte_api:  # Zyte API renders instead: its browserHtml, no playwright
+            request.meta[ZYTE_AUTOMAP_META] = zyte_render_parameters(kind)
+            self.count_render(kind, reason)
+            return
         if request.meta.get(RENDER_REASON_META) == "challenge":  # each try a fresh context
             self.fresh_contexts += 1
             request.meta[CONTEXT_META] = f"{FRESH_CONTEXT_PREFIX}{self.fresh_contexts}"
@@ -131,10 +150,13 @@ class RenderPolicyMiddleware:
         request.meta[PLAYWRIGHT_META] = True
         request.meta[RENDER_COUNT_META] = request.meta.get(RENDER_COUNT_META, 0) + 1
         request.meta[PAGE_METHODS_META] = self.actions(kind, reason)
+        self.count_render(kind, reason)
+        logger.debug("Rendering %s %s in the browser (%s)", kind, request.url, reason)
+
+    def count_render(self, kind: str, reason: str) -> None:
         self.stats.inc_value("render/requests")
         self.stats.inc_value(f"render/requests/{kind}")
         self.stats.inc_value(f"render/reason/{reason}")
-        logger.debug("Rendering %s %s in the browser (%s)", kind, request.url, reason)
 
     def render_reason(self, request: Request) -> str | None:
         """Why this request goes through the browser, or None for plain HTTP."""
