@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from tests.fixture_cases import FIXTURES
+from tests.site.refusals import challenge_page, ray_id, waf_page
+from tests.site.routes import Response as SiteResponse
 from topics_crawler.errors import REFUSED_STAT
 from topics_crawler.middlewares.blocked import (
     ORIGIN_URL_META,
@@ -415,3 +418,20 @@ def test_challenge_served_with_200_is_retried_too() -> None:
     retry = middleware.process_response(request, page)
     assert isinstance(retry, Request)
     assert retry.meta[RENDER_REASON_META] == "challenge"
+
+
+@pytest.mark.parametrize(("page", "reason"), [(waf_page, "waf"), (challenge_page, "challenge")])
+def test_the_local_sites_refusals_are_variants_with_their_own_ray_ids(
+    page: Callable[[str], SiteResponse], reason: str
+) -> None:
+    """Our own refusal pages, served at other URLs with other Ray IDs, read as the real ones
+    (by their body: the challenge's ``cf-mitigated`` header left out)."""
+    paths = ("/tag/rust", "/@ada-kowalska/embedded-rust-on-a-budget-6f708192a3b4")
+    blocks = []
+    for path in paths:
+        served = page(path)
+        url = "https://medium.com" + path
+        blocks.append(detect_block(served.status, url, served.body))
+    assert [b.reason if b else None for b in blocks] == [reason, reason]
+    assert [b.ray if b else None for b in blocks] == [ray_id(path) for path in paths]
+    assert len({ray_id(path) for path in paths}) == 2

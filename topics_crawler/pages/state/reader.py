@@ -517,17 +517,23 @@ class Node:
         resolve = self.state.resolve
         return [resolve(item) if isinstance(item, dict) else item for item in value]
 
+    def _stored_list(self, name: builtins.str) -> builtins.list[Any]:
+        """The list a field holds as stored: the plain field's, else the value of its call or
+        the list a reference points at; ``[]`` when absent or not a list (noted)."""
+        stored = self.raw.get(name)
+        if type(stored) is list:
+            return stored
+        stored = self.value(name)  # a call key, a reference to a list, or a wrong type
+        if stored is None:
+            return []
+        if not isinstance(stored, list):
+            self._wrong(name, stored, "a list")
+            return []
+        return stored
+
     def nodes(self, name: builtins.str) -> builtins.list[Node]:
         """A list-of-objects field as nodes (references followed, other elements skipped)."""
-        raw = self.raw
-        stored = raw.get(name)
-        if type(stored) is not list:
-            stored = self.value(name)  # a call key, a reference to a list, or a wrong type
-            if stored is None:
-                return []
-            if not isinstance(stored, list):
-                self._wrong(name, stored, "a list")
-                return []
+        stored = self._stored_list(name)
         if not stored:  # e.g. most paragraphs' markups
             return []
         state = self.state
@@ -544,14 +550,7 @@ class Node:
     def listed(self, name: builtins.str) -> builtins.list[tuple[builtins.str | None, Node | None]]:
         """A list field's elements as ``(reference key, node or None)`` (:meth:`State.listed`):
         references whose entities the state lacks are kept by their key."""
-        stored = self.raw.get(name)
-        if type(stored) is not list:
-            stored = self.value(name)  # a call key, a reference to a list, or a wrong type
-            if stored is None:
-                return []
-            if not isinstance(stored, list):
-                self._wrong(name, stored, "a list")
-                return []
+        stored = self._stored_list(name)
         for item in stored:
             if item is not None and not isinstance(item, dict):
                 self._wrong(f"{name}[]", item, "an object")
