@@ -18,6 +18,7 @@ from tests.site.refusals import challenge_page, ray_id, waf_page
 from tests.site.routes import Response as SiteResponse
 from topics_crawler.errors import REFUSED_STAT
 from topics_crawler.middlewares.blocked import (
+    HOLD_FOR_GOOD,
     ORIGIN_URL_META,
     RENDER_REASON_META,
     BlockedPageMiddleware,
@@ -363,14 +364,23 @@ def test_waf_refusal_of_plain_http_goes_to_the_browser_at_once() -> None:
     assert stats.get_value(REFUSED_STAT) is None
 
 
-def test_waf_refusal_in_the_browser_too_stops_the_crawl_for_that_host(
+def test_waf_refusal_in_the_browser_too_stops_the_crawl_and_keeps_the_page(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     middleware, _ = make_waf_middleware()
-    rendered = sent(middleware, Request(STORY, meta={"entity_kind": "story", "playwright": True}))
-    with pytest.raises(WafRefusal) as raised:
-        middleware.process_response(rendered, waf_response())
-    assert failure_reason(Failure(raised.value)) == "waf"
+    middleware.clock = lambda: CLOCK
+    pauses: list[tuple[str, float]] = []
+    middleware.crawler.signals.connect(
+        lambda slot, until: pauses.append((slot, until)), host_paused, weak=False
+    )
+    meta = {"entity_kind": "story", "playwright": True, "download_slot": "medium.com"}
+    rendered = sent(middleware, Request(STORY, meta={**meta, RENDER_REASON_META: "waf"}))
+    held = middleware.process_response(rendered, waf_response())
+    assert isinstance(held, Request)  # back to the queue: the next run fetches it
+    assert held.url == STORY
+    assert "playwright" not in held.meta
+    assert RENDER_REASON_META not in held.meta
+    assert pauses == [("medium.com", CLOCK + HOLD_FOR_GOOD)]  # held for the rest of the run
     stats = middleware.crawler.stats
     assert stats is not None
     assert stats.get_value(REFUSED_STAT) == 1
@@ -380,13 +390,28 @@ def test_waf_refusal_in_the_browser_too_stops_the_crawl_for_that_host(
     assert "refusing plain HTTP and the browser" in line
     for helps in ("proxy", "Zyte API", "DOWNLOAD_BIND_ADDRESS"):
         assert helps in line
-    author = Request("https://medium.com/@ada", meta={"entity_kind": "author"})
+
+
+def test_a_custom_domain_refused_for_good_fails_its_pages_and_only_its(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    middleware, _ = make_waf_middleware()
+    custom = "https://oxidized.dev/x-1a2b3c4d5e6f"
+    rendered = sent(middleware, Request(custom, meta={"entity_kind": "story", "playwright": True}))
+    with pytest.raises(WafRefusal) as raised:
+        middleware.process_response(rendered, waf_response(custom))
+    assert failure_reason(Failure(raised.value)) == "waf"
+    [line] = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert line.startswith("oxidized.dev refused the crawl")
+    later = Request("https://oxidized.dev/y-2b3c4d5e6f70", meta={"entity_kind": "story"})
     with pytest.raises(SiteRefused) as skipped:  # later requests to the host: never sent
-        middleware.process_request(author)
+        middleware.process_request(later)
     assert failure_reason(Failure(skipped.value)) == "refused_by_site"
+    stats = middleware.crawler.stats
+    assert stats is not None
     assert stats.get_value("refused_by_site/skipped") == 1
-    custom = Request("https://oxidized.dev/x-1a2b3c4d5e6f", meta={"entity_kind": "story"})
-    assert middleware.process_request(custom) is None  # another host still may be asked
+    medium = Request("https://medium.com/@ada", meta={"entity_kind": "author"})
+    assert middleware.process_request(medium) is None  # Medium itself still may be asked
 
 
 def test_waf_refusal_with_render_mode_never_is_for_good_at_once(
@@ -394,8 +419,8 @@ def test_waf_refusal_with_render_mode_never_is_for_good_at_once(
 ) -> None:
     middleware, switched = make_waf_middleware("never")
     request = sent(middleware, Request(STORY, meta={"entity_kind": "story"}))
-    with pytest.raises(WafRefusal):
-        middleware.process_response(request, waf_response())
+    held = middleware.process_response(request, waf_response())
+    assert isinstance(held, Request)
     assert switched == []
     [line] = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert "RENDER_MODE=never: no browser to try" in line

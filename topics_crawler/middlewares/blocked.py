@@ -22,7 +22,9 @@ recognises is handled by its kind:
   for again through it at once (``blocked/waf``). Refused in the browser too, or with no
   browser (``RENDER_MODE=never``), the site refused the crawl for good
   (:mod:`.refused`): one line naming the refusal and what helps, exit status 3, the crawl
-  stopped for that host. A refused request that is no page (a GraphQL POST) is left to
+  stopped for that host; for Medium's own host the refused page goes back to the queue,
+  held (its host paused), and the crawl closes, so a ``JOBDIR`` or Redis queue keeps it for
+  the next run. A refused request that is no page (a GraphQL POST) is left to
   fail as the HTTP error it is, for its caller to fall back from.
 
 A redirect into the sign-in flow usually never gets a response: Medium's robots.txt
@@ -57,6 +59,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: How long a host refused for good is paused (the rest of the run: it closes meanwhile).
+HOLD_FOR_GOOD = 30 * 24 * 3600.0
 #: Request meta key telling the render policy why plain HTTP was not enough.
 RENDER_REASON_META = "render_reason"
 #: Entity kinds whose pages may go through the browser (the render policy's, too).
@@ -216,7 +220,22 @@ class BlockedPageMiddleware:
         )
         self.refusals.refuse(scope, refusal_line(scope, block, tried))
         stats.inc_value("blocked/gave_up/waf")
+        if self.refusals.closes_crawl(scope):
+            return self._held_for_next_run(request)
         raise WafRefusal(origin, response.status, block.evidence)
+
+    def _held_for_next_run(self, request: Request) -> Request:
+        """The refused page, back in the queue under a host paused for the rest of this run:
+        the crawl closes, and a ``JOBDIR`` or Redis queue keeps it (and what waits behind
+        it) for the same command to fetch, through another egress."""
+        slot = request.meta.get("download_slot")
+        if slot is not None:
+            until = self.clock() + HOLD_FOR_GOOD
+            self.crawler.signals.send_catch_log(host_paused, slot=slot, until=until)
+        held = original_request(request).replace(url=canonical_of(request), dont_filter=True)
+        for key in (RENDER_REASON_META, "playwright", "playwright_page_methods", "render_count"):
+            held.meta.pop(key, None)  # the next run decides afresh
+        return held
 
     def process_exception(self, request: Request, exception: Exception) -> Request | None:
         """A redirect into the sign-in flow refused by robots.txt (``Disallow: /m/``) is a wall."""

@@ -82,8 +82,14 @@ class SiteRefusals:
         self.hosts.add(host)
         stats.set_value(REFUSED_STAT, 1)
         logger.error("%s", line)
-        if is_medium_domain(host):
+        if self.closes_crawl(host):
             self._close_crawl()
+
+    @staticmethod
+    def closes_crawl(host: str) -> bool:
+        """True when ``host``'s refusal closes the crawl: Medium's own host, where the
+        crawl's pages come from (a custom domain's refusal only stops that domain)."""
+        return is_medium_domain(host)
 
     def _close_crawl(self) -> None:
         try:
