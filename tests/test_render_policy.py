@@ -370,3 +370,20 @@ class FakeRequest:
 )
 def test_heavy_resources_are_aborted(resource_type: str, aborted: bool) -> None:
     assert abort_heavy_resource(FakeRequest(resource_type)) is aborted  # type: ignore[arg-type]
+
+
+def test_with_zyte_api_a_page_to_render_is_asked_of_zyte_api_rendered() -> None:
+    middleware = make_middleware(ZYTE_API_TRANSPARENT_MODE=True)
+    tag = page_request(render_reason="who_to_follow")
+    story = page_request("story", STORY_URL, render_reason="story")
+    plain = page_request("story", STORY_URL)
+    for request in (tag, story, plain):
+        middleware.process_request(request)
+    assert tag.meta["zyte_api_automap"] == {
+        "browserHtml": True,
+        "actions": [{"action": "scrollBottom"}],
+    }
+    assert story.meta["zyte_api_automap"] == {"browserHtml": True}
+    assert "zyte_api_automap" not in plain.meta
+    assert not any("playwright" in r.meta for r in (tag, story, plain))
+    assert stats(middleware)["render/requests"] == 2
