@@ -477,7 +477,9 @@ ITEM_TYPES = tuple(ITEM_CLASSES.values())
 
 #: Fields that identify an entity, most specific first (declared with ``identity=`` on
 #: each class): two records are the same entity when any of these (non-empty) values match.
-IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {t: identity_fields(t) for t in ITEM_CLASSES}
+IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {
+    item_type: identity_fields(item_class) for item_type, item_class in ITEM_CLASSES.items()
+}
 _KEY_PREFIX = {"username": "@", "slug": "/"}
 
 
