@@ -50,6 +50,12 @@ class Story:
         "Canonical URL of the story, on its canonical host (custom domains kept).",
         required=True,
     )
+    canonical_url: str | None = spec(
+        Kind.LINK,
+        "Where the story says its original lives when that is off Medium (a cross-post's "
+        "``rel=canonical``: Substack, habr.com, dev.to…), as given; None when the Medium URL "
+        "is canonical. ``url`` (on Medium) stays the story's address.",
+    )
     title: str | None = spec(Kind.TEXT, "Title, trimmed, NFC.", required=True)
     subtitle: str | None = spec(
         Kind.TEXT,
