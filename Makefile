@@ -49,6 +49,7 @@ test: venv system-deps lint typecheck
 
 fixtures: venv
 	$(PY) -m tests.site.archive_fixtures
+	$(PY) -m tests.variants_2026
 	$(PY) -m tests.fixture_cases --regenerate
 
 bench: venv

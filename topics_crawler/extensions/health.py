@@ -39,7 +39,7 @@ from itemadapter import ItemAdapter
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
-from topics_crawler.errors import WRITE_FAILED_REASON
+from topics_crawler.errors import REFUSED_STAT, WRITE_FAILED_REASON
 from topics_crawler.graphql.drift import drift_line, drifted_operations
 from topics_crawler.pages.coverage import CORE_FIELDS, FOUND_STAT, PAGES_STAT
 
@@ -258,6 +258,9 @@ class CrawlHealth:
             return
         if reason == WRITE_FAILED_REASON:  # already failed, with its one line
             logger.info("Health checks skipped: the crawl stopped on a failed write")
+            return
+        if self.stats.get_value(REFUSED_STAT):  # refused by the site, with its one line
+            logger.info("Health checks skipped: the site refused the crawl")
             return
         results = evaluate(self.config, self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]
