@@ -7,7 +7,9 @@ reader or parser — so the parser is checked against an independent reading:
 * per listed story (stream order): id, URL (rebuilt: the publication's custom domain, else
   ``medium.com/<slug>``, else ``medium.com/@<user>``, then ``uniqueSlug``), title, subtitle,
   author id, publication id, first published (UTC, second), claps (``totalClapCount``),
-  responses, reading time, word count, tags, member-only, language, preview image id;
+  responses, reading time, word count, tags, member-only, language, preview image id, and the
+  original's URL when the story is a cross-post (``canonicalUrl`` / ``webCanonicalUrl`` off
+  Medium: ``canonical_url``);
 * per author of a listed story: id, username, name, member;
 * per publication of a listed story: id, slug, name, domain, followers;
 * per ``archiveIndex`` bucket (yearly, monthly, daily): its date and ``hasStories``;
@@ -22,6 +24,7 @@ import json
 import re
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from tests.fixture_cases import Case, discover
 from topics_crawler.items import Author, Publication, Story
@@ -86,6 +89,7 @@ def expected_facts(html: str) -> Facts:
             "is_member_only": post["isSubscriptionLocked"],
             "language": post["detectedLanguage"],
             "image_id": _empty(image),
+            "canonical_url": _off_medium(post.get("canonicalUrl"), post.get("webCanonicalUrl")),
         }
         facts.update({f"story/{post_id}/{name}": value for name, value in story.items()})
         if user["userId"] not in authors:
@@ -115,6 +119,15 @@ def expected_facts(html: str) -> Facts:
     return facts
 
 
+def _off_medium(*urls: Any) -> str | None:
+    """The first URL given that is on another site than Medium (a cross-post's original)."""
+    for url in urls:
+        host = urlsplit(url).hostname or "" if isinstance(url, str) and url else ""
+        if host and host != "medium.com" and not host.endswith(".medium.com"):
+            return str(url)
+    return None
+
+
 _IMAGE_RE = re.compile(r"/([^/]+)$")
 
 
@@ -131,7 +144,7 @@ def parsed_facts(result: PageResult) -> Facts:
             "responses": story.responses, "reading_time_min": story.reading_time_min,
             "word_count": story.word_count, "tags": story.tags,
             "is_member_only": story.is_member_only, "language": story.language,
-            "image_id": image,
+            "image_id": image, "canonical_url": story.canonical_url,
         }  # fmt: skip
         facts.update({f"story/{story.story_id}/{name}": v for name, v in values.items()})
     facts["stories"] = [s.story_id for s in stories]

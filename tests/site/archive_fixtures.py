@@ -5,8 +5,9 @@
 Variants of the real 2026 day archive (``archive_tag_python_2026-09-10__…``): another tag
 (``rust``) and date (2025-03-14), other ids and values, the payload's keys shuffled at every
 level, epoch milliseconds as strings, a story whose ``totalClapCount`` is 0 beside
-``recommends`` 12 (its claps are 0), a story cross-posted elsewhere (``canonicalUrl`` off
-Medium: its URL is still rebuilt on Medium), a publication on a custom domain; a day split
+``recommends`` 12 (its claps are 0), a story cross-posted elsewhere (``webCanonicalUrl`` off
+Medium, as on the real page: its URL is still rebuilt on Medium, the other is its
+``canonical_url``), a publication on a custom domain; a day split
 over two pages (``?page=2``); the month page a day without stories redirects to; the year
 page and the archive's root. Rendered by the local site (:mod:`tests.site.day_archive`), so
 the fixtures and the site's archive are one model. Deterministic: same code, same files.
@@ -106,10 +107,10 @@ def shuffled(value: Any, rng: random.Random) -> Any:
 
 
 def _cross_posted(payload: dict[str, Any]) -> None:
-    """One story cross-posted elsewhere, as on the real page: ``canonicalUrl`` off Medium."""
+    """One story cross-posted elsewhere, as on the real page: ``webCanonicalUrl`` off Medium."""
     post = payload["references"]["Post"].get(_post_id("why-we-left-cpp"))
     if post is not None:
-        post["canonicalUrl"] = "https://bo-rowe.example/why-we-left-cpp"
+        post["webCanonicalUrl"] = "https://bo-rowe.example/why-we-left-cpp"
 
 
 def _post_id(slug: str) -> str:

@@ -16,8 +16,9 @@ model of the 2016–2019 ``?format=json`` streams (``STRUCTURE.md``, "2026") —
 What differs from the other legacy pages, and is pinned here: **claps** are
 ``virtuals.totalClapCount`` — ``virtuals.recommends`` beside it is the retired pre-2017
 recommend count (25 against 248 on one story of the real capture), never a clap count here;
-``mediumUrl`` is the empty string on every archive post and ``canonicalUrl`` may be off Medium
-(a cross-post), so the story URL is **rebuilt**: the publication's custom domain, else
+``mediumUrl`` is the empty string on every archive post and ``webCanonicalUrl`` (or
+``canonicalUrl``) may be off Medium — a cross-post, kept as ``canonical_url`` —, so the story
+URL is **rebuilt**: the publication's custom domain, else
 ``medium.com/<publication slug>/``, else the author's ``medium.com/@user/``, then
 ``uniqueSlug``; epoch milliseconds come as numbers or strings.
 
@@ -47,6 +48,7 @@ from topics_crawler.urls import (
     MediumLink,
     TagArchiveAddress,
     classify_url,
+    cross_post_url,
     parse_tag_archive_url,
 )
 
@@ -265,7 +267,11 @@ def _archive_story(
         publications.setdefault(found.publication.publication_id, found.publication)
     virtuals = post.node("virtuals")
     fields = dict(found.fields)
-    fields.pop("state_url", None)  # mediumUrl is empty; canonicalUrl may be another site
+    fields.pop("state_url", None)  # mediumUrl is empty; the canonical URLs may be another site
+    # A cross-post names its original in webCanonicalUrl on the archive (the real page).
+    fields["canonical_url"] = fields.get("canonical_url") or cross_post_url(
+        post.str("webCanonicalUrl"), fields.get("story_id")
+    )
     for body_field in ("text", "text_is_preview", "markdown"):
         fields.pop(body_field, None)  # a listing carries no body
     fields["claps"], claps_raw = _claps(virtuals)
