@@ -18,12 +18,15 @@ stories the GraphQL archive feed lists too):
   as zero-padded strings, empty strings for the levels a bucket does not have;
 * ``paging``: a day holds :attr:`SiteContent.archive_page_size` stories a page (128, as
   measured on Medium) and ``?page=N`` serves the next ones (``paging.next {page, limit}``);
-* a day without stories redirects to its month (302).
+* a day without stories redirects to its month (302);
+* the page carries Cloudflare's ``challenge-platform`` precursor script, as every normal page
+  of 2026 does at status 200 (it is not a challenge).
 """
 
 from __future__ import annotations
 
 import calendar
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -311,11 +314,17 @@ def _bucket(year: int | None, month: int | None = None, day: int | None = None,
 
 
 def archive_page(tag: SiteTag, payload: dict[str, Any]) -> str:
-    """The HTML page: the payload in its legacy script, as the real page carries it."""
+    """The HTML page: Cloudflare's challenge-platform precursor (on every normal 2026 page, at
+    status 200) and the payload in its legacy script, as the real page carries them."""
+    ray = hashlib.sha1(json.dumps(payload["archiveIndex"]).encode()).hexdigest()[:16]
     return (
         '<!DOCTYPE html><html lang="en"><head>'
         f"<title>{escape(tag.name)} archive – Medium</title>"
         '<link rel="stylesheet" href="https://cdn-client.medium.com/lite/main.css"></head><body>'
+        f"<script>window.__CF$cv$params={{r:'{ray}',t:'MTc4OTU1NjA1MA=='}};"
+        "(function(){if(!document.body)return;var s=document.createElement('script');"
+        "s.src='/cdn-cgi/challenge-platform/scripts/precursor/main.js';"
+        "document.head.appendChild(s);})();</script>"
         '<script>// <![CDATA[ window["obvInit"]('
         + json.dumps(payload)
         + ") // ]]></script></body></html>"
