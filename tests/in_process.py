@@ -215,6 +215,8 @@ def crawl_logging(settings: Settings) -> Iterator[None]:
     if filename:
         mode = "a" if settings.getbool("LOG_FILE_APPEND") else "w"
         handler = logging.FileHandler(filename, mode=mode, encoding=settings.get("LOG_ENCODING"))
+    elif settings.getbool("LOG_ENABLED"):
+        handler = logging.StreamHandler(sys.stderr)  # the command's (captured) stderr
     else:
         handler = logging.NullHandler()
     handler.setFormatter(
