@@ -51,6 +51,7 @@ test: venv system-deps lint typecheck
 	$(VENV)/bin/pytest $(XDIST) $(PYTEST_ARGS)
 
 fixtures: venv
+	$(PY) -m tests.variants_2026
 	$(PY) -m tests.fixture_cases --regenerate
 
 bench: venv

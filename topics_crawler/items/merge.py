@@ -1,4 +1,17 @@
-"""One identity and one merge for every record of an entity: spider, dedupe, dataset, fingerprints.
+"""One identity and one merge rule for every record of an entity.
+
+The rule is applied where records of one entity meet:
+
+* the spider fills an entity's page item with what the card that linked to it knew
+  (:func:`merge_items`, card first);
+* the dedupe pipeline keeps one record per entity of the run, each arrival merged in
+  (:func:`merge_records`), and hands that record on: the last record it passes for an
+  entity holds all the run saw (:mod:`topics_crawler.pipelines.dedupe`);
+* the dataset commit merges that record with the entity's stored row:
+  ``merge_records(item_type, stored_row, run_record)``.
+
+The public functions (:func:`identity`, :func:`link_identity`, :func:`merge_records`,
+:func:`merge_items`, :func:`richness`, :func:`content_hash`) keep their signatures.
 
 **Identity** (:func:`identity`, :func:`link_identity`): the keys declared with
 ``identity=`` on the item fields (:func:`topics_crawler.items.entity_keys`:
@@ -41,7 +54,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from topics_crawler.items import Item, entity_keys, item_to_dict
+from topics_crawler.items import ITEM_CLASSES, Item, Story, entity_keys, item_to_dict
 from topics_crawler.items.fields import Kind, kinds, raw_companion
 from topics_crawler.items.layers import is_empty
 
@@ -100,7 +113,7 @@ def richness(item_type: str, record: dict[str, Any]) -> tuple[int, int, int]:
     full_body = has_body and record.get("text_is_preview") is not True
     filled = sum(
         1
-        for name, kind in kinds(item_type).items()
+        for name, kind in kinds(ITEM_CLASSES[item_type]).items()
         if name not in _NOT_DATA and kind is not Kind.RAW and not is_empty(record.get(name))
     )
     return int(full_body), int(has_body), filled
@@ -111,18 +124,19 @@ def merge_records(item_type: str, earlier: dict[str, Any], later: dict[str, Any]
     later_is_richer = richness(item_type, later) >= richness(item_type, earlier)
     richer, other = (later, earlier) if later_is_richer else (earlier, later)
     merged = dict(richer)
-    for name, kind in kinds(item_type).items():
+    item_class = ITEM_CLASSES[item_type]
+    for name, kind in kinds(item_class).items():
         if name in _NOT_DATA or kind is Kind.RAW or name == "text_is_preview":
             continue
-        if _other_wins(item_type, name, kind, richer, other):
-            for moving in _travelling_with(item_type, name):
+        if _other_wins(item_class, name, kind, richer, other):
+            for moving in _travelling_with(item_class, name):
                 merged[moving] = other.get(moving)
     merged["scraped_at"] = _later_timestamp(earlier.get("scraped_at"), later.get("scraped_at"))
     return merged
 
 
 def _other_wins(
-    item_type: str, name: str, kind: Kind, richer: dict[str, Any], other: dict[str, Any]
+    item_class: type, name: str, kind: Kind, richer: dict[str, Any], other: dict[str, Any]
 ) -> bool:
     mine, theirs = richer.get(name), other.get(name)
     if is_empty(theirs):
@@ -132,20 +146,20 @@ def _other_wins(
     if kind in (Kind.TEXT, Kind.BODY):
         return extends(theirs, mine)
     if kind is Kind.TIMESTAMP:
-        companion = raw_companion(item_type, name)
+        companion = raw_companion(item_class, name)
         if companion is None:
             return False
         return not is_empty(richer.get(companion)) and is_empty(other.get(companion))
     return False
 
 
-def _travelling_with(item_type: str, name: str) -> list[str]:
+def _travelling_with(item_class: type, name: str) -> list[str]:
     """The field and what moves with it: its ``*_raw`` companion, ``text_is_preview``."""
     moving = [name]
-    companion = raw_companion(item_type, name)
+    companion = raw_companion(item_class, name)
     if companion:
         moving.append(companion)
-    if item_type == "story" and name == "text":
+    if item_class is Story and name == "text":
         moving.append("text_is_preview")
     return moving
 
