@@ -29,7 +29,7 @@ from topics_crawler.pages.state import (
     find_legacy_state,
     load_json,
 )
-from topics_crawler.urls import is_medium_domain
+from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 
 def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.HtmlElement]:
@@ -431,3 +431,8 @@ class Document:
         for entity in state.entities("Collection", "Publication") if state is not None else ():
             domains.add((entity.str("domain") or "").lower())
         return frozenset(d for d in domains if d and not is_medium_domain(d))
+
+    def classify(self, href: str) -> MediumLink | None:
+        """:func:`~topics_crawler.urls.classify_url` of a link on this page: relative links
+        resolve against the page URL, and the page's declared custom domains count as Medium."""
+        return classify_url(href, base=self.url, custom_domains=self.medium_domains)
