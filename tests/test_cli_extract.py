@@ -1,32 +1,27 @@
-"""``python -m topics_crawler extract``: items of one saved page as JSON lines."""
+"""``python -m topics_crawler extract``: items of one saved page as JSON lines.
+
+The command runs in this process (:func:`tests.in_process.python_m`); a real page's
+extract and the first page without Medium data run it as a user does, in a new process.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.in_process import topics_crawler_cli
+from tests.in_process import Completed, python_m, topics_crawler_cli
 from tests.site.refusals import challenge_page, ray_id, waf_page
 from tests.site.routes import Response as SiteResponse
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "topics_crawler", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def run_cli(*args: str, new_process: bool = False) -> Completed:
+    return python_m("topics_crawler", *args, new_process=new_process)
 
 
 def test_extract_a_real_story(real_pages: Path) -> None:
@@ -36,6 +31,7 @@ def test_extract_a_real_story(real_pages: Path) -> None:
         str(page),
         "--url",
         "https://humanparts.medium.com/the-mtg-color-wheel-c9700a7cf36d",
+        new_process=True,
     )
     assert process.returncode == 0, process.stderr
     items = [json.loads(line) for line in process.stdout.splitlines()]
@@ -94,7 +90,9 @@ def test_a_page_without_medium_data_says_so_and_exits_1(
 ) -> None:
     page = tmp_path / "page.html"
     page.write_bytes(body)
-    process = run_cli("extract", str(page), "--url", url, *(["--kind", kind] if kind else []))
+    kind_args = ["--kind", kind] if kind else []
+    smoke = body.startswith(b"\x00\xff\xfe not a Medium page at all")  # the first case
+    process = run_cli("extract", str(page), "--url", url, *kind_args, new_process=smoke)
     assert process.returncode == 1, process.stdout
     assert process.stdout == ""
     (line,) = process.stderr.splitlines()

@@ -1,6 +1,6 @@
-"""End to end: ``scrapy crawl topics -a history=…`` pages a 1,000-story tag archive over
-the local site's GraphQL endpoint (20 stories a page, as Medium answers), with no browser,
-and lists the tag through its day archive when the endpoint fails."""
+"""End to end (in-process): ``scrapy crawl topics -a history=…`` pages a 1,000-story tag
+archive over the local site's GraphQL endpoint (20 stories a page, as Medium answers), with no
+browser, and lists the tag through its day archive when the endpoint fails."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.services import RedisServer
 from tests.site.content import default_site
 from tests.site.graphql import archive_stories
@@ -46,7 +46,7 @@ def crawl(
     site: SiteServer, out: Path, *arguments: str, settings: dict[str, Any] | None = None
 ) -> CrawlRun:
     site.clear_log()
-    run = run_crawl(site.base_url, out, f"tags={TAG}", *arguments, settings=settings)
+    run = crawl_in_process(site.base_url, out, f"tags={TAG}", *arguments, settings=settings)
     assert run.returncode == 0, run.log[-3000:]
     return run
 
@@ -176,7 +176,7 @@ def test_a_failing_endpoint_hands_the_tag_to_its_day_archive(
 
 def test_bad_history_argument_exits_2(site: SiteServer, tmp_path: Path) -> None:
     site.clear_log()
-    run = run_crawl(site.base_url, tmp_path, f"tags={TAG}", "history=sideways")
+    run = crawl_in_process(site.base_url, tmp_path, f"tags={TAG}", "history=sideways")
     assert run.returncode == 2
     assert "history: unknown value 'sideways'" in run.log
     assert site.requests == []  # refused before the crawl started
@@ -250,10 +250,10 @@ def test_a_resumed_jobdir_crawl_counts_the_requests_the_first_run_left(tmp_path:
     args = (f"tags={TAG}", "history=newest", "follow=stories")
     with SiteServer(content) as site:
         stopped = {**settings, "CLOSESPIDER_PAGECOUNT": 40}  # a clean stop, requests left
-        first = run_crawl(site.base_url, tmp_path, *args, settings=stopped, append=True)
+        first = crawl_in_process(site.base_url, tmp_path, *args, settings=stopped, append=True)
         assert first.returncode == 0, first.log[-3000:]
         assert first.stats["finish_reason"] == "closespider_pagecount"
-        resumed = run_crawl(site.base_url, tmp_path, *args, settings=settings, append=True)
+        resumed = crawl_in_process(site.base_url, tmp_path, *args, settings=settings, append=True)
         assert resumed.returncode == 0, resumed.log[-3000:]
         leads = listing_leads(site, content)  # both runs: the site's log spans them
     assert "Resuming the crawl" in resumed.log

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from scrapy.utils.test import get_crawler
 
-from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.site.content import default_site
 from tests.site.refusals import Refusals, ray_id
 from tests.site.server import SiteServer, SiteView
@@ -87,7 +87,7 @@ def test_waf_mode_with_render_mode_never_stops_with_one_line_and_exit_3(
 
 
 def crawl(site: SiteServer, out: Path, *args: str, **settings: Any) -> CrawlRun:
-    run = run_crawl(site.base_url, out, *args, settings=settings)
+    run = crawl_in_process(site.base_url, out, *args, settings=settings)
     assert run.returncode == 0, run.log[-3000:]
     return run
 

@@ -3,15 +3,13 @@ command line for a few, and the project's own settings pass."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from scrapy.settings import BaseSettings
 from scrapy.utils.project import get_project_settings
 
-from tests.crawl_helpers import ROOT
+from tests.in_process import python_m
 from topics_crawler.commands.settings_check import RULES, settings_error
 
 BLOCKER = "{blocker}"  # replaced by a path under a regular file: never writable, even as root
@@ -178,11 +176,7 @@ def test_scrapy_crawl_refuses_a_bad_setting_in_one_line(
     setting: str, value: str, expected: str, blocker: str
 ) -> None:
     value, expected = value.replace(BLOCKER, blocker), expected.replace(BLOCKER, blocker)
-    process = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", "tags=ai",
-         "-s", f"{setting}={value}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    process = python_m("scrapy", "crawl", "topics", "-a", "tags=ai", "-s", f"{setting}={value}")
     assert process.returncode == 2, process.stderr
     assert process.stdout == ""
     (line,) = process.stderr.splitlines()

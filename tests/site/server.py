@@ -253,6 +253,10 @@ class SiteView:
     def base_url(self) -> str:
         return self.server.base_url
 
+    @property
+    def port(self) -> int:
+        return self.server.port
+
     def url(self, path: str) -> str:
         return self.server.url(path)
 
