@@ -41,13 +41,18 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy
 
+# The suite on every core (pytest-xdist), each test module on one worker: a module's
+# crawl or server fixture runs once. PYTEST_ARGS adds to it (PYTEST_ARGS="-n 0": serial).
+XDIST := -n auto --dist loadscope
 unit: venv
-	$(VENV)/bin/pytest -m "not integration and not browser and not slow"
+	$(VENV)/bin/pytest $(XDIST) -m "not integration and not browser and not slow" $(PYTEST_ARGS)
 
 test: venv system-deps lint typecheck
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest $(XDIST) $(PYTEST_ARGS)
 
 fixtures: venv
+	$(PY) -m tests.site.archive_fixtures
+	$(PY) -m tests.variants_2026
 	$(PY) -m tests.fixture_cases --regenerate
 
 bench: venv

@@ -60,8 +60,9 @@ def measure(size: int, follow: str, folder: Path, probe: bool = False) -> dict[s
         "CONCURRENT_REQUESTS": 32,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 32,
         "DOWNLOAD_DELAY": 0,
-        # The shipped cap (1,000 listing pages: 100,000 stories) would end a bigger run early.
-        "HISTORY_MAX_PAGES": size // 50 + 10,
+        # The shipped cap (1,000 listing pages of 20: 20,000 stories) would end a bigger run
+        # early.
+        "HISTORY_MAX_PAGES": size // 20 + 10,
         **(PROBE if probe else {}),
     }
     command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", f"tags={TAG}"]

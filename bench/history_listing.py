@@ -7,7 +7,8 @@ Serves the local site with an ``N``-story archive for one tag, runs a real
 and reads the crawl's own stats: listing requests (``history/requests``: GraphQL
 POSTs) per story listed (``history/stories``), with and without the tag page
 itself, browser renders (``render/requests``, 0 expected outside tag pages), and
-wall time. Target: ≤ 0.02 listing requests per story.
+wall time. Target: ≤ 0.055 listing requests per story (Medium answers 20 stories a request
+at most, so 1/20 is the floor; the rest is one request per time range).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tests.site.content import default_site
 from tests.site.server import SiteServer
 
 TAG = "distributed-training"
-TARGET = 0.02
+TARGET = 0.055
 
 
 def measure(archive: int, history: str) -> dict[str, Any]:

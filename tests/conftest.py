@@ -30,6 +30,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     stop_reactor()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that read the captures through the ``real_pages`` fixture are ``real_pages``
+    tests too: CI's capture-less pass (``-m real_pages``) runs exactly those."""
+    for item in items:
+        if "real_pages" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.real_pages)
+
+
 @pytest.fixture(scope="session")
 def session_site() -> Iterator[SiteServer]:
     """The default local site (:func:`tests.site.seed.default_site`), served once for the

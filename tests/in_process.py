@@ -34,7 +34,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -150,6 +150,48 @@ def in_reactor(function: Callable[[], Awaitable[T] | T]) -> concurrent.futures.F
     return future
 
 
+# --- the command's output ----------------------------------------------------------
+
+
+class _CommandStream(io.TextIOBase):
+    """``sys.stdout``/``sys.stderr`` while a command runs: what the command's threads write
+    (the caller's, the reactor's, Twisted's pool) is kept, as a process's own output would
+    be; other threads (a test's local site, say) write to the stream as before."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.kept = io.StringIO()
+
+    def write(self, text: str) -> int:
+        thread = threading.current_thread()
+        if thread is _caller or thread is _thread or thread.name.startswith("PoolThread-"):
+            return self.kept.write(text)
+        return int(self.stream.write(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False  # a command's output is captured, as with subprocess.PIPE
+
+
+_caller: threading.Thread | None = None
+
+
+@contextmanager
+def captured_output() -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    """Keep the output of the command run in the block; yields (stdout, stderr) buffers."""
+    global _caller  # noqa: PLW0603
+    out, err = _CommandStream(sys.stdout), _CommandStream(sys.stderr)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr, _caller = out, err, threading.current_thread()  # type: ignore[assignment]
+    try:
+        yield out.kept, err.kept
+    finally:
+        sys.stdout, sys.stderr = saved
+        _caller = None
+
+
 # --- a crawler process on that reactor ---------------------------------------------
 
 
@@ -215,6 +257,8 @@ def crawl_logging(settings: Settings) -> Iterator[None]:
     if filename:
         mode = "a" if settings.getbool("LOG_FILE_APPEND") else "w"
         handler = logging.FileHandler(filename, mode=mode, encoding=settings.get("LOG_ENCODING"))
+    elif settings.getbool("LOG_ENABLED"):
+        handler = logging.StreamHandler(sys.stderr)  # the command's (captured) stderr
     else:
         handler = logging.NullHandler()
     handler.setFormatter(
@@ -234,6 +278,20 @@ def crawl_logging(settings: Settings) -> Iterator[None]:
         root.removeHandler(handler)
         root.setLevel(level)
         handler.close()
+
+
+@contextmanager
+def last_resort_logging() -> Iterator[None]:
+    """What a new process does with a warning logged before Scrapy configures logging (the
+    crawl command's checks): :data:`logging.lastResort`, the message alone on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
 
 
 def scrapy_crawl(*arguments: str, timeout: float = 300, start: bool = True) -> Completed:
@@ -257,11 +315,11 @@ def scrapy_crawl(*arguments: str, timeout: float = 300, start: bool = True) -> C
     settings.setdict(command.default_settings, priority="command")
     command.settings = settings
     command.add_options(parser)
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with redirect_stdout(stdout), redirect_stderr(stderr):
+    with captured_output() as (stdout, stderr):
         try:
             opts, args = parser.parse_known_args(args=list(arguments))
-            command.process_options(args, opts)
+            with last_resort_logging():
+                command.process_options(args, opts)
             if not start:
                 raise AssertionError(f"scrapy crawl {' '.join(arguments)} would start a crawl")
             _run(command, args, opts, timeout)
@@ -310,8 +368,7 @@ def topics_crawler_cli(*arguments: str) -> Completed:
     """``python -m topics_crawler <arguments>`` in this process."""
     from topics_crawler.cli import main
 
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with redirect_stdout(stdout), redirect_stderr(stderr):
+    with captured_output() as (stdout, stderr):
         try:
             returncode = int(main(list(arguments)))
         except SystemExit as exc:

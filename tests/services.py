@@ -10,11 +10,14 @@ persistence, and stopped (SIGTERM, then SIGKILL) when the ``with`` block ends.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -49,6 +52,24 @@ def serving(handler: type[BaseHTTPRequestHandler], address: str = "127.0.0.1") -
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def building_in_the_project() -> Iterator[None]:
+    """Hold the lock of builds in the project folder while the block runs.
+
+    ``pip install .`` and ``scrapyd-deploy --build-egg`` build in ``build/`` and
+    ``*.egg-info`` there, and ``setup.py clean -a`` empties ``build/`` first: two at once
+    (tests on two pytest-xdist workers) would break each other's build.
+    """
+    key = hashlib.sha1(str(ROOT).encode()).hexdigest()[:12]
+    lock = Path(tempfile.gettempdir()) / f"topics-crawler-build-{key}.lock"
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:

@@ -1,7 +1,8 @@
 """End to end: ``scrapy crawl topics -a author_stories=N`` pages each followed author's stories
 beyond the profile's first page on the local site (:mod:`tests.site.author_archive`): over
 GraphQL from a state cursor, over ``?format=json`` from a stream cursor, each story once,
-at most N per author, and a bad archive page stops that author's archive only."""
+at most N per author, and a bad archive page stops that author's archive only. One worker
+crawls in-process; two workers on Redis are two processes."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl, run_workers
+from tests.crawl_helpers import CrawlRun, crawl_in_process, run_workers
 from tests.services import RedisServer
 from tests.site.author_archive import author_archive_site
 from tests.site.markup import epoch_ms
@@ -40,7 +41,7 @@ def site(content: SiteContent) -> Iterator[SiteServer]:
 
 def crawl(site: SiteServer, out: Path, *arguments: str) -> CrawlRun:
     site.clear_log()
-    run = run_crawl(
+    run = crawl_in_process(
         site.base_url, out, f"tags={TAG}", *arguments,
         settings={"FAILURES_FILE": str(out / "failures.jsonl")},
     )  # fmt: skip

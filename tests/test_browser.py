@@ -1,6 +1,6 @@
 """Real Chromium through scrapy-playwright, against the local site with JavaScript sections.
 
-Each crawl is a ``scrapy crawl topics`` subprocess (tests/crawl_helpers.py); the
+Each crawl is a ``scrapy crawl topics`` run in-process (tests/crawl_helpers.py); the
 numbers checked come from its final stats and the site's access log.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.site.content import SiteContent, default_site, expected_entities
 from tests.site.js_sections import API, JsSections
 from tests.site.server import SiteServer
@@ -46,7 +46,7 @@ def js_site() -> Iterator[SiteServer]:
 
 def crawl(site: SiteServer, out: Path, *args: str, **settings: Any) -> CrawlRun:
     site.clear_log()
-    run = run_crawl(site.base_url, out, *args, settings=settings)
+    run = crawl_in_process(site.base_url, out, *args, settings=settings)
     assert run.returncode == 0, run.log[-3000:]
     return run
 

@@ -62,7 +62,7 @@ def one_error_line(module_and_args: tuple[str, ...]) -> str:
         ),
         (
             ("-a", "tags=ai", "-a", "history=newest", "-a", "since=June"),
-            "scrapy crawl topics: error: since: 'June' is not a month as YYYY-MM",
+            "scrapy crawl topics: error: since: 'June' is not a month or a day as YYYY-MM",
         ),
         (
             ("-a", "tags=ai", "-a", "since=2024-06"),

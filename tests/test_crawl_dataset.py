@@ -1,4 +1,5 @@
-"""End to end: crawls of the local site into a bulk dataset, run after run."""
+"""End to end: crawls of the local site into a bulk dataset, run after run (in-process; the
+holder of a dataset that gets killed is a process)."""
 
 from __future__ import annotations
 
@@ -12,18 +13,18 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.services import ROOT, wait_until
 from tests.site.content import default_site
-from tests.site.server import SiteServer
+from tests.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration
 
 TAGS = "tags=distributed-training,machine-learning"
 
 
-def crawl_into(site: SiteServer, dataset: Path, run_dir: Path) -> CrawlRun:
-    run = run_crawl(site.base_url, run_dir, TAGS, settings={"DATASET_DIR": str(dataset)})
+def crawl_into(site: SiteServer | SiteView, dataset: Path, run_dir: Path) -> CrawlRun:
+    run = crawl_in_process(site.base_url, run_dir, TAGS, settings={"DATASET_DIR": str(dataset)})
     assert run.returncode == 0, run.log[-3000:]
     return run
 
@@ -64,29 +65,29 @@ def test_incremental_crawls_emit_only_what_changed(tmp_path: Path) -> None:
     assert manifest["counts"]["story"] == len(content.stories)
 
 
-def test_emit_all_re_exports_unchanged_entities(tmp_path: Path) -> None:
-    content = default_site()
+def test_emit_all_re_exports_unchanged_entities(site: SiteView, tmp_path: Path) -> None:
+    content = site.content
     dataset = tmp_path / "dataset"
-    with SiteServer(content) as site:
-        crawl_into(site, dataset, tmp_path / "run1")
-        again = run_crawl(
-            site.base_url, tmp_path / "run2", TAGS,
-            settings={"DATASET_DIR": str(dataset), "DEDUPE_EMIT_ALL": True},
-        )  # fmt: skip
+    crawl_into(site, dataset, tmp_path / "run1")
+    again = crawl_in_process(
+        site.base_url, tmp_path / "run2", TAGS,
+        settings={"DATASET_DIR": str(dataset), "DEDUPE_EMIT_ALL": True},
+    )  # fmt: skip
     assert again.returncode == 0, again.log[-3000:]
     assert again.stats["item_scraped_count/story"] == len(content.stories)
     assert len(stories_in(dataset)) == len(content.stories)
 
 
-def test_unwritable_dataset_dir_fails_at_start_with_one_clear_line(tmp_path: Path) -> None:
+def test_unwritable_dataset_dir_fails_at_start_with_one_clear_line(
+    site: SiteView, tmp_path: Path
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
-    with SiteServer(default_site()) as site:
-        run = run_crawl(
-            site.base_url, tmp_path / "run", TAGS, settings={"DATASET_DIR": str(blocker / "x")}
-        )
-        assert run.returncode != 0
-        assert site.requests == [], "nothing may be fetched"
+    run = crawl_in_process(
+        site.base_url, tmp_path / "run", TAGS, settings={"DATASET_DIR": str(blocker / "x")}
+    )
+    assert run.returncode != 0
+    assert site.requests == [], "nothing may be fetched"
     assert "is not writable" in run.log
 
 
@@ -99,7 +100,7 @@ def test_a_second_crawl_into_a_held_dataset_is_refused_and_a_killed_holder_is_st
         holder = start_crawl(settings | {"LOG_FILE": tmp_path / "holder.log"})
         try:
             wait_until(lambda: f'"pid": {holder.pid}' in lock_text(dataset), 60, "the lock")
-            second = run_crawl(site.base_url, tmp_path / "second", TAGS, settings=settings)
+            second = crawl_in_process(site.base_url, tmp_path / "second", TAGS, settings=settings)
         finally:
             holder.kill()
         holder.wait(10)

@@ -1,5 +1,6 @@
 """End to end: a ``scrapy crawl`` of each local tag-page generation yields every listed
-story once with its card values; a redesign the parser does not know fails the crawl."""
+story once with its card values (in-process); a redesign the parser does not know fails the
+crawl (a process: its exit status is the point)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl
 from tests.site.content import _tag_values, iso
 from tests.site.generations import CHANGED_TAGS, generations_site
 from tests.site.markup import short_count
@@ -72,9 +73,10 @@ def card_values(content: SiteContent, story: SiteStory, tag: SiteTag) -> dict[st
     return values
 
 
-def crawl_tag(site: SiteServer, tmp_path: Path, *tags: str) -> CrawlRun:
+def crawl_tag(site: SiteServer, tmp_path: Path, *tags: str, in_process: bool = True) -> CrawlRun:
     site.clear_log()
-    return run_crawl(site.base_url, tmp_path, f"tags={','.join(tags)}", "follow=none")
+    crawl = crawl_in_process if in_process else run_crawl
+    return crawl(site.base_url, tmp_path, f"tags={','.join(tags)}", "follow=none")
 
 
 @pytest.mark.parametrize("slug", ["pytorch", "deep-learning"])
@@ -102,7 +104,7 @@ def test_each_generation_yields_every_listed_story_once_with_its_card_values(
 
 
 def test_a_redesign_fails_the_crawl_with_one_plain_line(site: SiteServer, tmp_path: Path) -> None:
-    run = crawl_tag(site, tmp_path, *(topic.slug for topic in CHANGED_TAGS))
+    run = crawl_tag(site, tmp_path, *(topic.slug for topic in CHANGED_TAGS), in_process=False)
     assert run.returncode == 1, run.log[-3000:]
     assert [i["item_type"] for i in run.items if i["item_type"] != "tag_edge"] == ["tag_page"] * 3
     assert DRIFT_LINE in run.log

@@ -59,8 +59,12 @@ def scrapy(site: SiteServer, *args: str) -> subprocess.CompletedProcess[str]:
         (AUTHOR.url, {"author": 1}),
         (f"https://medium.com/{PUBLICATION.slug}", {"publication": 1}),
         (f"https://medium.com/feed/@{AUTHOR.username}", {"author": 1, "story": None}),
+        (  # a day of the tag's archive: its story, author and publication
+            f"https://medium.com/tag/{TAG}/archive/2025/10/28",
+            {"story": 1, "author": 1, "publication": 1},
+        ),
     ],
-    ids=["tag", "story", "author", "publication", "feed"],
+    ids=["tag", "story", "author", "publication", "feed", "tag_archive"],
 )
 def test_scrapy_parse_any_medium_url_with_no_argument(
     site: SiteServer, url: str, expected: dict[str, int | None]
@@ -76,7 +80,7 @@ def test_scrapy_parse_any_medium_url_with_no_argument(
     for item_type, count in expected.items():
         assert count is None or counts[item_type] == count, counts
     assert all(str(item["url"]).startswith("https://") for item in items)
-    if "story" in counts and "feed" not in url:
+    if "story" in counts and "feed" not in url and "/archive/" not in url:
         assert items[0]["story_id"] == STORY.id
 
 

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.crawl_helpers import run_crawl
-from tests.site.content import default_site
-from tests.site.server import SiteServer
+from tests.crawl_helpers import crawl_in_process
+from tests.site.server import SiteView
 from topics_crawler import settings
 
 TAG = "distributed-training"
@@ -21,17 +20,15 @@ def test_the_shipped_limit_is_set_for_medium_pages() -> None:
 
 
 @pytest.mark.integration
-def test_a_page_over_the_limit_is_a_recorded_failure(tmp_path: Path) -> None:
-    content = default_site()
-    with SiteServer(content) as site:
-        tag_size = len(site_body(site, f"/tag/{TAG}"))
-        story_size = len(site_body(site, "/@varuntej"))
-        assert story_size < tag_size
-        limit = tag_size - 1  # robots.txt and every other page fit, the tag page does not
-        run = run_crawl(
-            site.base_url, tmp_path, f"tags={TAG}", "follow=stories",
-            settings={"DOWNLOAD_MAXSIZE": limit, "HEALTH_ENABLED": False},
-        )  # fmt: skip
+def test_a_page_over_the_limit_is_a_recorded_failure(site: SiteView, tmp_path: Path) -> None:
+    tag_size = len(site_body(site, f"/tag/{TAG}"))
+    story_size = len(site_body(site, "/@varuntej"))
+    assert story_size < tag_size
+    limit = tag_size - 1  # robots.txt and every other page fit, the tag page does not
+    run = crawl_in_process(
+        site.base_url, tmp_path, f"tags={TAG}", "follow=stories",
+        settings={"DOWNLOAD_MAXSIZE": limit, "HEALTH_ENABLED": False},
+    )  # fmt: skip
     assert run.returncode == 0, run.log[-3000:]
     assert run.stats["finish_reason"] == "finished"
     assert "Traceback" not in run.log
@@ -43,7 +40,7 @@ def test_a_page_over_the_limit_is_a_recorded_failure(tmp_path: Path) -> None:
     assert run.stats["fetch/failed/tag"] == 1
 
 
-def site_body(site: SiteServer, path: str) -> bytes:
+def site_body(site: SiteView, path: str) -> bytes:
     import urllib.request
 
     with urllib.request.urlopen(site.url(path)) as answer:

@@ -1,6 +1,6 @@
 """End to end: a crawl through a site that faults 20 % of its responses loses nothing.
 
-Real ``scrapy crawl topics`` runs over the same local site: one with no
+``scrapy crawl topics`` runs (in-process) over the same local site: one with no
 transient faults, and one per seed where a fifth of all responses fail in the
 ways ``tests/site/faults.py`` knows. The site has ~30 pages, so one run meets
 ~8 faults; the seeds are chosen so that together they inject every kind. All
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.site.content import SiteContent, default_site
 from tests.site.faults import KINDS, FaultPlan
 from tests.site.server import SiteServer
@@ -87,7 +87,7 @@ def plan(damage: dict[str, str], rate: float, seed: int = 0) -> FaultPlan:
 
 def crawl(content: SiteContent, faults: FaultPlan, out_dir: Path) -> tuple[CrawlRun, SiteServer]:
     with SiteServer(content, faults=faults) as site:
-        run = run_crawl(site.base_url, out_dir, TAGS, settings=SETTINGS, timeout=120)
+        run = crawl_in_process(site.base_url, out_dir, TAGS, settings=SETTINGS, timeout=120)
     assert run.returncode == 0, run.log[-3000:]
     return run, site
 

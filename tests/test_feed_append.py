@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from scrapy.settings import Settings
 
-from tests.site.content import default_site
-from tests.site.server import SiteServer
+from tests.in_process import Completed, scrapy_crawl
+from tests.site.server import SiteView
 from topics_crawler.commands.crawl import feed_append_error, local_feed_path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def settings_with_feeds(feeds: dict[str, dict[str, object]]) -> Settings:
@@ -54,25 +48,16 @@ def test_only_an_appending_non_empty_parquet_feed_is_refused(tmp_path: Path) -> 
     assert f"use -O {full}:parquet" in error
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[SiteServer]:
-    with SiteServer(default_site()) as server:
-        yield server
-
-
-def crawl(site: SiteServer, *output: str) -> subprocess.CompletedProcess[str]:
-    command = [
-        sys.executable, "-m", "scrapy", "crawl", "topics", "-a", "tags=distributed-training",
-        "-a", "max_stories=2", "-a", "follow=none", "-s", "RENDER_MODE=never", *output,
-    ]  # fmt: skip
-    env = {**os.environ, "MEDIUM_BASE_URL": site.base_url}
-    return subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
-    )
+def crawl(site: SiteView, *output: str) -> Completed:
+    return scrapy_crawl(
+        "topics", "-a", "tags=distributed-training", "-a", "max_stories=2", "-a", "follow=none",
+        "-s", "RENDER_MODE=never", "-s", f"MEDIUM_BASE_URL={site.base_url}", *output,
+        timeout=120,
+    )  # fmt: skip
 
 
 @pytest.mark.integration
-def test_the_readme_parquet_feed_twice(site: SiteServer, tmp_path: Path) -> None:
+def test_the_readme_parquet_feed_twice(site: SiteView, tmp_path: Path) -> None:
     target = tmp_path / "stories.parquet"
     first = crawl(site, "-o", f"{target}:parquet")
     assert first.returncode == 0, first.stderr[-2000:]

@@ -10,20 +10,20 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.site.content import default_site
 from tests.site.feeds import LATEST
 from tests.site.model import SiteContent, SiteStory, TopicRef, utc
-from tests.site.server import SiteServer
+from tests.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration
 
 TAG = "distributed-training"
 
 
-def crawl(site: SiteServer, out: Path, *arguments: str, **settings: Any) -> CrawlRun:
+def crawl(site: SiteServer | SiteView, out: Path, *arguments: str, **settings: Any) -> CrawlRun:
     site.clear_log()
-    run = run_crawl(site.base_url, out, f"tags={TAG}", "follow=stories", *arguments,
+    run = crawl_in_process(site.base_url, out, f"tags={TAG}", "follow=stories", *arguments,
                     settings=settings)  # fmt: skip
     assert run.returncode == 0, run.log[-3000:]
     return run
@@ -35,7 +35,7 @@ def feed_ids(content: SiteContent) -> list[str]:
     return [s.id for s in tagged[:LATEST]]
 
 
-def gets(site: SiteServer) -> int:
+def gets(site: SiteServer | SiteView) -> int:
     """Page requests (robots.txt aside)."""
     return sum(1 for method, path, _ in site.requests if method == "GET" and path != "/robots.txt")
 
@@ -46,16 +46,15 @@ def content() -> SiteContent:
 
 
 @pytest.fixture
-def site(content: SiteContent) -> Iterator[SiteServer]:
+def own_site(content: SiteContent) -> Iterator[SiteServer]:
+    """A site of this test's own: it adds a story."""
     with SiteServer(content) as server:
         yield server
 
 
-def test_without_a_dataset_every_feed_story_is_fetched(
-    site: SiteServer, content: SiteContent, tmp_path: Path
-) -> None:
+def test_without_a_dataset_every_feed_story_is_fetched(site: SiteView, tmp_path: Path) -> None:
     run = crawl(site, tmp_path, "source=feed")
-    ids = feed_ids(content)
+    ids = feed_ids(site.content)
     assert [s["story_id"] for s in run.of_type("story")] != []
     assert {s["story_id"] for s in run.of_type("story")} == set(ids)
     assert site.count(f"/feed/tag/{TAG}", method="GET") == 1
@@ -69,8 +68,9 @@ def test_without_a_dataset_every_feed_story_is_fetched(
 
 
 def test_with_a_dataset_only_new_stories_cost_a_page(
-    site: SiteServer, content: SiteContent, tmp_path: Path
+    own_site: SiteServer, content: SiteContent, tmp_path: Path
 ) -> None:
+    site = own_site
     dataset = tmp_path / "data"
     crawl(site, tmp_path / "first", DATASET_DIR=str(dataset))
     have = set(
@@ -102,10 +102,10 @@ def test_with_a_dataset_only_new_stories_cost_a_page(
     ],
 )
 def test_bad_source_exits_2(
-    site: SiteServer, tmp_path: Path, arguments: list[str], message: str
+    site: SiteView, tmp_path: Path, arguments: list[str], message: str
 ) -> None:
     site.clear_log()
-    run = run_crawl(site.base_url, tmp_path, f"tags={TAG}", *arguments)
+    run = crawl_in_process(site.base_url, tmp_path, f"tags={TAG}", *arguments)
     assert run.returncode == 2
     assert message in run.log
     assert site.requests == []

@@ -57,14 +57,14 @@ def test_query_selects_the_archive_connection_and_post_fields() -> None:
     ],
 )
 def test_time_range_variables(time_range: TimeRange, variable: dict[str, Any]) -> None:
-    operation = tag_archive_operation(TAG, time_range, "MOST_READ", first=100, after="abc")
+    operation = tag_archive_operation(TAG, time_range, "MOST_READ", first=15, after="abc")
     assert operation["operationName"] == "TagArchiveFeedQuery"
     assert operation["query"] == QUERY
     assert operation["variables"] == {
         "tagSlug": TAG,
         "timeRange": variable,
         "sortOrder": "MOST_READ",
-        "first": 100,
+        "first": 15,
         "after": "abc",
     }
 
@@ -73,7 +73,7 @@ def test_body_is_a_batched_array_and_first_is_clamped() -> None:
     body = json.loads(tag_archive_body(TAG, TimeRange.all_time(), "NEWEST", first=500))
     assert isinstance(body, list)
     assert len(body) == 1
-    assert body[0]["variables"]["first"] == MAX_PAGE_SIZE
+    assert body[0]["variables"]["first"] == MAX_PAGE_SIZE == 20  # what Medium answers at most
     assert body[0]["variables"]["after"] == ""  # the first page, as the web client sends it
     assert GRAPHQL_URL == "https://medium.com/_/graphql"
     assert REQUEST_HEADERS["graphql-operation"] == "TagArchiveFeedQuery"

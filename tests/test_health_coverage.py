@@ -67,7 +67,13 @@ def test_coverage_settings_are_read_once_with_defaults() -> None:
     project = Settings()
     project.setmodule("topics_crawler.settings")
     config = HealthConfig.from_settings(project)
-    assert config.min_coverage == {"tag": 0.5, "story": 0.5, "author": 0.5, "publication": 0.5}
+    assert config.min_coverage == {
+        "tag": 0.5,
+        "tag_archive": 0.5,
+        "story": 0.5,
+        "author": 0.5,
+        "publication": 0.5,
+    }
     assert config.coverage_min_pages == 1
     custom = get_crawler(Spider, {"HEALTH_MIN_COVERAGE": '{"tag": 0.9}'}).settings
     assert HealthConfig.from_settings(custom).min_coverage == {"tag": 0.9}

@@ -48,21 +48,36 @@ def test_history_and_since_are_parsed() -> None:
         tags=TAG, history="most_read", since="2024-06", today=TODAY
     )
     assert options.history == "MOST_READ"
-    assert options.since == (2024, 6)
+    assert options.since == date(2024, 6, 1)
+    assert options.until is None
     assert CrawlOptions.from_arguments(tags=TAG, history="NEWEST").history == "NEWEST"
+    assert CrawlOptions.from_arguments(tags=TAG, history="archive").history == "ARCHIVE"
     assert CrawlOptions.from_arguments(tags=TAG).history is None
+    ranged = CrawlOptions.from_arguments(
+        tags=TAG, history="archive", since="2024-06-15", until="2025-02", today=TODAY
+    )
+    assert (ranged.since, ranged.until) == (date(2024, 6, 15), date(2025, 2, 28))
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"history": "oldest"}, "history: unknown value 'oldest'; choose from newest|most_read"),
-        ({"history": "newest", "since": "2024-6"}, "is not a month as YYYY-MM"),
-        ({"history": "newest", "since": "2024-13"}, "is not a month as YYYY-MM"),
-        ({"history": "newest", "since": "June 2024"}, "is not a month as YYYY-MM"),
+        (
+            {"history": "oldest"},
+            "history: unknown value 'oldest'; choose from newest|most_read|archive",
+        ),
+        ({"history": "newest", "since": "2024-6"}, "is not a month or a day as YYYY-MM"),
+        ({"history": "newest", "since": "2024-13"}, "is not a month or a day as YYYY-MM"),
+        ({"history": "newest", "since": "June 2024"}, "is not a month or a day as YYYY-MM"),
+        ({"history": "archive", "since": "2024-02-30"}, "is not a month or a day as YYYY-MM"),
         ({"history": "newest", "since": "2026-12"}, "is in the future"),
+        ({"history": "newest", "since": "2026-11-31"}, "is not a month or a day"),
         ({"history": "newest", "since": "2009-01"}, "no stories before 2012"),
+        ({"history": "archive", "until": "2011-12"}, "until: Medium has no stories before 2012"),
+        ({"history": "archive", "since": "2025-03", "until": "2025-02"}, "is before since"),
+        ({"history": "archive", "until": "soon"}, "until: 'soon' is not a month or a day"),
         ({"since": "2024-06"}, "only applies with -a history"),
+        ({"until": "2024-06"}, "until: only applies with -a history"),
         ({"history": "newest", "max_stories": "0"}, "must be 1 or more"),
     ],
 )
@@ -84,24 +99,40 @@ def test_spider_check_arguments_knows_history() -> None:
 
 
 def test_ranges_newest_first_in_as_few_requests_as_possible() -> None:
-    assert history_ranges(None, TODAY) == [TimeRange.all_time()]
-    assert history_ranges((2024, 1), TODAY) == [
+    assert history_ranges(None, None, TODAY) == [TimeRange.all_time()]
+    assert history_ranges(date(2024, 1, 1), None, TODAY) == [
         TimeRange.in_year(2026),
         TimeRange.in_year(2025),
         TimeRange.in_year(2024),
     ]
-    assert history_ranges((2025, 10), TODAY) == [
+    assert history_ranges(date(2025, 10, 1), None, TODAY) == [
         TimeRange.in_year(2026),
         TimeRange.in_month(2025, 12),
         TimeRange.in_month(2025, 11),
         TimeRange.in_month(2025, 10),
     ]
-    assert history_ranges((2026, 9), TODAY) == [
+    assert history_ranges(date(2026, 9, 1), None, TODAY) == [
         TimeRange.in_month(2026, 11),
         TimeRange.in_month(2026, 10),
         TimeRange.in_month(2026, 9),
     ]
-    assert history_ranges((2026, 1), TODAY) == [TimeRange.in_year(2026)]
+    assert history_ranges(date(2026, 1, 1), None, TODAY) == [TimeRange.in_year(2026)]
+
+
+def test_until_ends_the_ranges_in_its_month() -> None:
+    """A range that ends before today asks for whole years only where they are whole."""
+    assert history_ranges(date(2024, 6, 10), date(2025, 2, 3), TODAY) == [
+        TimeRange.in_month(2025, 2),
+        TimeRange.in_month(2025, 1),
+        *(TimeRange.in_month(2024, m) for m in range(12, 5, -1)),
+    ]
+    assert history_ranges(None, date(2013, 12, 31), TODAY) == [
+        TimeRange.in_year(2013),
+        TimeRange.in_year(2012),
+    ]
+    assert history_ranges(date(2025, 1, 1), date(2025, 12, 31), TODAY) == [TimeRange.in_year(2025)]
+    future = history_ranges(date(2026, 10, 1), date(2027, 1, 1), TODAY)
+    assert future == [TimeRange.in_month(2026, 11), TimeRange.in_month(2026, 10)]
 
 
 # --- the pager ---------------------------------------------------------------------------
@@ -178,7 +209,7 @@ def test_listing_request_is_a_batched_post(archive: SiteContent) -> None:
     assert request.meta[HISTORY_TAG_META] == TAG
     assert request.meta["entity_kind"] == "history"
     assert "playwright" not in request.meta
-    assert body_of(request)["first"] == 100
+    assert body_of(request)["first"] == 20  # what Medium answers at most
     assert stats.get_value("history/requests") == 1
 
 
@@ -186,12 +217,12 @@ def test_pages_until_the_listing_ends(archive: SiteContent) -> None:
     pager, stats = make_pager()
     steps = list(page_all(pager, archive))
     requests = [r for r, _ in steps]
-    assert len(requests) == 3  # 258 stories by 100
-    assert [body_of(r)["after"] == "" for r in requests] == [True, False, False]
+    assert len(requests) == 13  # 258 stories by 20
+    assert [body_of(r)["after"] == "" for r in requests] == [True] + [False] * 12
     stories = [i for _, result in steps for i in result.items if isinstance(i, Story)]
     tagged = [s for s in archive.stories.values() if any(t.slug == TAG for t in s.tags)]
     assert sorted(s.story_id or "" for s in stories) == sorted(s.id for s in tagged)
-    assert stats.get_value("history/pages") == 3
+    assert stats.get_value("history/pages") == 13
     assert stats.get_value("history/stories") == len(tagged)
     assert stats.get_value("history/done") == 1
 
@@ -199,33 +230,33 @@ def test_pages_until_the_listing_ends(archive: SiteContent) -> None:
 def test_the_paging_state_travels_with_the_requests(archive: SiteContent) -> None:
     """Each listing response handled by a pager that never saw the tag before (another
     worker on the shared queue, a resumed job) continues exactly where the last one was."""
-    request: Request | None = make_pager(limit=230, page_size=50)[0].start(TAG, TAG_URL)
+    request: Request | None = make_pager(limit=230, page_size=15)[0].start(TAG, TAG_URL)
     firsts, taken = [], 0
     while request is not None and request.url == GRAPHQL_URL:
         firsts.append(body_of(request)["first"])
         request = pickle.loads(pickle.dumps(request))  # as the Redis queue stores it
-        worker, stats = make_pager(limit=230, page_size=50)
+        worker, stats = make_pager(limit=230, page_size=15)
         result, follow_up = worker.read(answer(archive, request))
         assert result is not None
         taken += stats.get_value("history/stories")
         request = next(iter(follow_up), None)
-    assert firsts == [50, 50, 50, 50, 30]
+    assert firsts == [15] * 15 + [5]
     assert taken == 230
 
 
 def test_max_stories_caps_the_pages_and_asks_only_for_what_is_left(archive: SiteContent) -> None:
     pager, stats = make_pager(limit=130)
     requests = [r for r, _ in page_all(pager, archive)]
-    assert [body_of(r)["first"] for r in requests] == [100, 30]
+    assert [body_of(r)["first"] for r in requests] == [20] * 6 + [10]
     assert stats.get_value("history/stories") == 130
 
 
 def test_page_cap_stops_paging(archive: SiteContent) -> None:
-    pager, stats = make_pager(max_pages=2, page_size=50)
+    pager, stats = make_pager(max_pages=2, page_size=15)
     requests = [r for r, _ in page_all(pager, archive)]
     assert len(requests) == 2
     assert stats.get_value("history/stopped/page_cap") == 1
-    assert stats.get_value("history/stories") == 100
+    assert stats.get_value("history/stories") == 30
 
 
 def test_ranges_are_paged_one_after_another(archive: SiteContent) -> None:
@@ -233,7 +264,9 @@ def test_ranges_are_paged_one_after_another(archive: SiteContent) -> None:
     pager, _ = make_pager(ranges=ranges)
     requests = [r for r, _ in page_all(pager, archive)]
     kinds = [body_of(r)["timeRange"] for r in requests]
-    assert kinds == [r.variables() for r in ranges]
+    assert len(kinds) > len(ranges)  # a month of the archive is several pages of 20
+    changes = [k for i, k in enumerate(kinds) if i == 0 or k != kinds[i - 1]]
+    assert changes == [r.variables() for r in ranges]
 
 
 @pytest.mark.parametrize(

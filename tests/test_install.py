@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.services import building_in_the_project
+
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -32,9 +34,11 @@ class CleanVenv:
         )  # fmt: skip
 
     def install(self, target: str) -> None:
-        process = self.run(
-            "python", "-m", "pip", "install", "--quiet", "--constraint", "requirements.txt", target
-        )
+        with building_in_the_project():
+            process = self.run(
+                "python", "-m", "pip", "install", "--quiet", "--constraint", "requirements.txt",
+                target,
+            )  # fmt: skip
         assert process.returncode == 0, process.stderr[-3000:]
 
     def importable(self, *modules: str) -> dict[str, bool]:
@@ -102,7 +106,10 @@ def test_the_scrapyd_egg_with_dependencies_holds_no_dev_tools(
 ) -> None:
     clean_venv.install(".[deploy]")
     egg = tmp_path / "project.egg"
-    process = clean_venv.run("scrapyd-deploy", "--build-egg", str(egg), "--include-dependencies")
+    with building_in_the_project():
+        process = clean_venv.run(
+            "scrapyd-deploy", "--build-egg", str(egg), "--include-dependencies"
+        )
     assert process.returncode == 0, process.stderr[-3000:]
     tops = {name.split("/")[0] for name in zipfile.ZipFile(egg).namelist()}
     assert {"topics_crawler", "scrapy", "pyarrow"} <= tops

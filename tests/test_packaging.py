@@ -22,6 +22,8 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.site.server import SiteView
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
 NAME = canonicalize_name(PROJECT["name"])
@@ -151,16 +153,13 @@ def test_scrapy_playwright_is_the_release_the_lazy_handler_was_written_for() -> 
 
 
 @pytest.mark.integration
-def test_a_crawl_that_renders_nothing_starts_no_playwright(tmp_path: Path) -> None:
-    from tests.crawl_helpers import run_crawl
-    from tests.site.content import default_site
-    from tests.site.server import SiteServer
+def test_a_crawl_that_renders_nothing_starts_no_playwright(site: SiteView, tmp_path: Path) -> None:
+    from tests.crawl_helpers import crawl_in_process
 
-    with SiteServer(default_site()) as site:
-        run = run_crawl(
-            site.base_url, tmp_path, "tags=distributed-training", "max_stories=1", "follow=none",
-            settings={"RENDER_MODE": "never"},
-        )  # fmt: skip
+    run = crawl_in_process(
+        site.base_url, tmp_path, "tags=distributed-training", "max_stories=1", "follow=none",
+        settings={"RENDER_MODE": "never"},
+    )  # fmt: skip
     assert run.returncode == 0, run.log[-3000:]
     assert "Starting download handler" not in run.log  # scrapy-playwright's start-up line
     assert "playwright/" not in " ".join(run.stats)

@@ -45,6 +45,7 @@ def test_the_projects_own_items_pass_through_as_the_same_object() -> None:
     assert crawler.stats.get_value("normalize/built_normalized/story") == 1
 
 
+@pytest.mark.real_pages
 def test_every_parser_fixture_is_built_normalized() -> None:
     """What lets the pipeline pass the parsers' items through: normalizing changes nothing."""
     checked = 0

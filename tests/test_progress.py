@@ -1,4 +1,5 @@
-"""Progress a person can watch: the line's fields, its timing, the live line on a terminal."""
+"""Progress a person can watch: the line's fields, its timing (an in-process crawl), the live
+line on a terminal (a crawl process on a pseudo-terminal)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from scrapy.settings import Settings
 
+from tests.in_process import scrapy_crawl
 from tests.site.content import default_site
 from tests.site.server import SiteServer
 from topics_crawler.extensions.progress import (
@@ -75,6 +77,18 @@ def test_history_share_and_eta_from_the_known_total() -> None:
     ended = {**stats, "history/stories": 640, "history/done": 1, "history/fallback": 1}
     assert history_progress(ended, 60.0) == "history done, 640 stories"
     assert history_progress({"history/stories": 250}, 60.0) is None  # size unknown
+
+
+def test_the_history_part_names_the_listing_it_comes_from() -> None:
+    stats = {"history/expected_stories": 1000, "history/expected_tags": 1, "history/stories": 250}
+    graphql = {**stats, "history/pages": 13}
+    assert history_progress(graphql, 60.0) == "history 25% of 1,000 stories via GraphQL, ETA 3m00s"
+    switched = {**graphql, "day_archive/walks": 1}
+    assert history_progress(switched, 60.0) == (
+        "history 25% of 1,000 stories via GraphQL and the day archive, ETA 3m00s"
+    )
+    archive = {**stats, "day_archive/walks": 1, "history/done": 1}
+    assert history_progress(archive, 60.0) == "history done, 250 stories via the day archive"
 
 
 def test_the_line_shows_pages_rate_items_errors_waiting_and_history() -> None:
@@ -153,19 +167,16 @@ def test_in_a_log_file_the_first_line_comes_early_and_the_last_at_close(
     site: SiteServer, tmp_path: Path
 ) -> None:
     log = tmp_path / "crawl.log"
-    command = [
-        sys.executable, "-m", "scrapy", "crawl", "topics", "-a", f"tags={TAG}",
+    process = scrapy_crawl(
+        "topics", "-a", f"tags={TAG}",
         "-a", "history=newest", "-a", "follow=none", "-O", str(tmp_path / "out.jsonl"),
         "-s", "RENDER_MODE=never", "-s", "PROGRESS_FIRST_LOG=1", "-s", "LOGSTATS_INTERVAL=600",
         # DOWNLOAD_DELAY caps the rate controller's ceiling: ~33 requests at 0.1 s last
         # past the first line's 1 s.
         "-s", "HISTORY_PAGE_SIZE=10", "-s", "DOWNLOAD_DELAY=0.1",
         "-s", "AUTOTHROTTLE_ENABLED=False", "-s", f"LOG_FILE={log}",
-    ]  # fmt: skip
-    env = {**os.environ, "MEDIUM_BASE_URL": site.base_url}
-    process = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
-    )
+        "-s", f"MEDIUM_BASE_URL={site.base_url}", timeout=180,
+    )  # fmt: skip
     text = log.read_text("utf-8")
     assert process.returncode == 0, text[-3000:]
     lines = [line for line in text.splitlines() if "Progress: " in line]

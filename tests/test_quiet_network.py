@@ -2,7 +2,8 @@
 the pages it asked for (no public suffix list download, no lookups of other names).
 
 The crawl runs under a Python audit hook (``sys.addaudithook``) that records every
-socket connect, bind and name lookup of the crawling process.
+socket connect, bind and name lookup of the crawling process (a process of its own: an
+audit hook cannot be removed).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.crawl_helpers import ROOT
+from tests.in_process import scrapy_crawl
 from tests.services import free_port
-from tests.site.content import default_site
-from tests.site.server import SiteServer
+from tests.site.server import SiteView
 
 AUDITED = textwrap.dedent(
     """
@@ -55,29 +56,28 @@ AUDITED = textwrap.dedent(
 
 
 @pytest.mark.integration
-def test_a_crawl_reaches_only_the_pages_it_asked_for(tmp_path: Path) -> None:
+def test_a_crawl_reaches_only_the_pages_it_asked_for(site: SiteView, tmp_path: Path) -> None:
     script = tmp_path / "audited.py"
     script.write_text(AUDITED, "utf-8")
     events_path, log_path = tmp_path / "events.json", tmp_path / "crawl.log"
     env = {**os.environ, "TLDEXTRACT_CACHE": str(tmp_path / "tldextract-cache")}
     env.pop("MEDIUM_BASE_URL", None)
     env.pop("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", None)
-    with SiteServer(default_site()) as site:
-        command = [sys.executable, str(script), str(events_path), "scrapy", "crawl", "topics"]
-        command += ["-a", "tags=distributed-training", "-a", "max_stories=2"]
-        command += ["-O", str(tmp_path / "items.jsonl")]
-        for setting in (
-            f"MEDIUM_BASE_URL={site.base_url}",
-            f"LOG_FILE={log_path}",
-            "LOG_LEVEL=DEBUG",
-            "AUTOTHROTTLE_ENABLED=False",
-            "HEALTH_ENABLED=False",
-        ):
-            command += ["-s", setting]
-        process = subprocess.run(
-            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
-        )
-        port = site.port if site.port else int(site.base_url.rsplit(":", 1)[1])
+    command = [sys.executable, str(script), str(events_path), "scrapy", "crawl", "topics"]
+    command += ["-a", "tags=distributed-training", "-a", "max_stories=2"]
+    command += ["-O", str(tmp_path / "items.jsonl")]
+    for setting in (
+        f"MEDIUM_BASE_URL={site.base_url}",
+        f"LOG_FILE={log_path}",
+        "LOG_LEVEL=DEBUG",
+        "AUTOTHROTTLE_ENABLED=False",
+        "HEALTH_ENABLED=False",
+    ):
+        command += ["-s", setting]
+    process = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
+    )
+    port = site.port
     assert process.returncode == 0, process.stderr[-2000:]
     events = json.loads(events_path.read_text("utf-8"))
     log = log_path.read_text("utf-8")
@@ -98,29 +98,24 @@ def test_a_crawl_reaches_only_the_pages_it_asked_for(tmp_path: Path) -> None:
 
 @pytest.mark.integration
 def test_control_servers_switched_on_listen_on_loopback_and_log_no_password(
-    tmp_path: Path,
+    site: SiteView, tmp_path: Path
 ) -> None:
     password = "telnet-pw-0f3c9a"
     log_path = tmp_path / "crawl.log"
-    with SiteServer(default_site()) as site:
-        command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", "tags=llm"]
-        command += ["-a", "max_stories=1", "-O", str(tmp_path / "items.jsonl")]
-        for setting in (
-            f"MEDIUM_BASE_URL={site.base_url}",
-            f"LOG_FILE={log_path}",
-            "TELNETCONSOLE_ENABLED=True",
-            f"TELNETCONSOLE_PASSWORD={password}",
-            f"TELNETCONSOLE_PORT={free_port()}",
-            "REMOTE_CONTROL_ENABLED=True",
-            f"REMOTE_CONTROL_JOBS_DIR={tmp_path / 'jobs'}",
-            "HEALTH_ENABLED=False",
-        ):
-            command += ["-s", setting]
-        env = {**os.environ}
-        env.pop("MEDIUM_BASE_URL", None)
-        process = subprocess.run(
-            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
-        )
+    arguments = ["topics", "-a", "tags=llm", "-a", "max_stories=1"]
+    arguments += ["-O", str(tmp_path / "items.jsonl")]
+    for setting in (
+        f"MEDIUM_BASE_URL={site.base_url}",
+        f"LOG_FILE={log_path}",
+        "TELNETCONSOLE_ENABLED=True",
+        f"TELNETCONSOLE_PASSWORD={password}",
+        f"TELNETCONSOLE_PORT={free_port()}",
+        "REMOTE_CONTROL_ENABLED=True",
+        f"REMOTE_CONTROL_JOBS_DIR={tmp_path / 'jobs'}",
+        "HEALTH_ENABLED=False",
+    ):
+        arguments += ["-s", setting]
+    process = scrapy_crawl(*arguments, timeout=180)
     log = log_path.read_text("utf-8")
     assert process.returncode == 0, process.stderr[-2000:]
     assert "Telnet console listening on 127.0.0.1:" in log

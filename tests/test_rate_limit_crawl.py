@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.crawl_helpers import run_crawl
+from tests.crawl_helpers import crawl_in_process
 from tests.site.content import default_site
 from tests.site.graphql import archive_stories
 from tests.site.rate_limit import TokenBucket
@@ -69,7 +69,7 @@ def test_a_rate_limited_history_crawl_exports_every_story_under_the_429_share(
     expected = {s.id for s in archive_stories(content, TAG, ALL_TIME, "NEWEST")}
     rate = 20.0
     with SiteServer(content, latency=0.02, rate_limit=TokenBucket(rate)) as site:
-        run = run_crawl(
+        run = crawl_in_process(
             site.base_url, tmp_path, f"tags={TAG}", "history=newest", "follow=stories",
             settings={"RATE_START": RatePolicy().start}, timeout=240,  # as shipped
         )  # fmt: skip

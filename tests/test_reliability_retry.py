@@ -16,7 +16,7 @@ from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 from twisted.internet.error import TCPTimedOutError
 
-from tests.crawl_helpers import run_crawl
+from tests.crawl_helpers import crawl_in_process
 from tests.fixture_cases import FIXTURES
 from tests.services import serving
 from topics_crawler.middlewares.retry_after import (
@@ -203,7 +203,7 @@ def test_a_real_crawl_waits_for_retry_after_in_its_slot_then_gets_the_page(tmp_p
         pytest.skip(f"tag fixture page missing: {TAG_PAGE}")
     RateLimitedHandler.hits = []
     with serving(RateLimitedHandler) as url:
-        run = run_crawl(
+        run = crawl_in_process(
             url,
             tmp_path,
             "tags=distributed-training",

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import gzip
 import logging
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -16,8 +13,8 @@ from scrapy import Request, Spider
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from tests.crawl_helpers import ROOT
 from tests.fixture_cases import FIXTURES
+from tests.in_process import scrapy_crawl
 from tests.services import serving
 from topics_crawler.safety.secrets import (
     REDACTED,
@@ -161,7 +158,7 @@ def files_under(folder: Path) -> dict[Path, bytes]:
 
 @pytest.mark.integration
 def test_a_crawl_sends_the_session_but_never_logs_or_stores_it(
-    mirror_server: str, tmp_path: Path
+    mirror_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Recording, dataset, job dir, failures, rejects, stats, DEBUG log: the session is
     in none of the files the crawl wrote — even with ``HTTPCACHE_STORAGE`` given on the
@@ -170,7 +167,7 @@ def test_a_crawl_sends_the_session_but_never_logs_or_stores_it(
     out = tmp_path / "out"
     items = out / "items.jsonl"
     log = out / "crawl.log"
-    command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-o", str(items)]
+    command = ["topics", "-o", str(items)]
     command += ["-a", "tags=distributed-training", "-a", "max_stories=3"]
     for setting in (
         f"MEDIUM_BASE_URL={mirror_server}",
@@ -192,11 +189,8 @@ def test_a_crawl_sends_the_session_but_never_logs_or_stores_it(
         f"STATS_FILE={out / 'stats.json'}",
     ):
         command += ["-s", setting]
-    env = {**os.environ, "MEDIUM_SID": SID}
-    env.pop("MEDIUM_BASE_URL", None)
-    process = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
-    )
+    monkeypatch.setenv("MEDIUM_SID", SID)  # read when the crawl starts
+    process = scrapy_crawl(*command, timeout=180)
     assert process.returncode == 0, process.stderr[-2000:]
     tag_requests = [cookie for path, cookie in RecordingHandler.cookies if path.startswith("/tag/")]
     assert tag_requests, RecordingHandler.cookies

@@ -1,22 +1,22 @@
 """End to end: ``scrapy crawl topics -a responses=N`` fetches each story's responses with
 their threads from the local site's GraphQL endpoint, and a failing endpoint costs the
-stories nothing."""
+stories nothing. Crawls run in-process; those whose failed exit status is checked run as a
+process."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl
 from tests.site.content import default_site
 from tests.site.model import SiteContent
-from tests.site.server import SiteServer
+from tests.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration
 
@@ -30,10 +30,10 @@ def story_id(content: SiteContent, slug: str) -> str:
 
 
 def crawl(
-    site: SiteServer, out: Path, *arguments: str, exit_status: int = 0, **settings: Any
+    site: SiteServer | SiteView, out: Path, *arguments: str, exit_status: int = 0, **settings: Any
 ) -> CrawlRun:
     site.clear_log()
-    run = run_crawl(
+    run = (crawl_in_process if exit_status == 0 else run_crawl)(
         site.base_url, out, f"tags={TAG}", "follow=stories", *arguments,
         settings={"FAILURES_FILE": str(out / "failures.jsonl"), **settings},
     )  # fmt: skip
@@ -48,14 +48,13 @@ def failures(run: CrawlRun) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def content() -> SiteContent:
-    return default_site()
+def site(session_site: SiteServer) -> SiteView:
+    return session_site.view()
 
 
 @pytest.fixture(scope="module")
-def site(content: SiteContent) -> Iterator[SiteServer]:
-    with SiteServer(content) as server:
-        yield server
+def content(site: SiteView) -> SiteContent:
+    return site.content
 
 
 def stories_with_responses(run: CrawlRun) -> set[str]:
@@ -63,7 +62,7 @@ def stories_with_responses(run: CrawlRun) -> set[str]:
 
 
 def test_threads_arrive_with_parents_depths_and_no_more_than_n(
-    site: SiteServer, content: SiteContent, tmp_path: Path
+    site: SiteView, content: SiteContent, tmp_path: Path
 ) -> None:
     run = crawl(site, tmp_path, "responses=10")
     rows = run.of_type("response")
@@ -91,7 +90,7 @@ def test_threads_arrive_with_parents_depths_and_no_more_than_n(
 
 
 def test_more_than_a_page_follows_the_cursor(
-    site: SiteServer, content: SiteContent, tmp_path: Path
+    site: SiteView, content: SiteContent, tmp_path: Path
 ) -> None:
     run = crawl(site, tmp_path, "responses=40")
     parallelism = story_id(content, PARALLELISM)
@@ -101,7 +100,7 @@ def test_more_than_a_page_follows_the_cursor(
     assert run.stats["responses/pages"] == len(stories_with_responses(run)) + 1
 
 
-def test_no_responses_argument_no_responses_requests(site: SiteServer, tmp_path: Path) -> None:
+def test_no_responses_argument_no_responses_requests(site: SiteView, tmp_path: Path) -> None:
     run = crawl(site, tmp_path)
     assert run.of_type("response") == []
     assert "responses/requests" not in run.stats
@@ -149,15 +148,15 @@ def test_bad_entries_are_skipped_and_counted(tmp_path: Path) -> None:
     assert [line for line in failures(run) if line["kind"] == "responses"] == []
 
 
-def test_bad_responses_argument_exits_2(site: SiteServer, tmp_path: Path) -> None:
+def test_bad_responses_argument_exits_2(site: SiteView, tmp_path: Path) -> None:
     site.clear_log()
-    run = run_crawl(site.base_url, tmp_path, f"tags={TAG}", "responses=-2")
+    run = crawl_in_process(site.base_url, tmp_path, f"tags={TAG}", "responses=-2")
     assert run.returncode == 2
     assert "responses: must be 0 to 1000, got -2" in run.log
     assert site.requests == []
 
 
-def test_the_dataset_gets_a_responses_table(site: SiteServer, tmp_path: Path) -> None:
+def test_the_dataset_gets_a_responses_table(site: SiteView, tmp_path: Path) -> None:
     dataset = tmp_path / "data"
     crawl(site, tmp_path, "responses=10", DATASET_DIR=str(dataset))
     rows = pq.read_table(dataset / "responses.parquet").to_pylist()

@@ -16,7 +16,7 @@ import pytest
 import requests
 from scrapyd_client.pyclient import ScrapydClient
 
-from tests.services import ROOT, ScrapydServer
+from tests.services import ROOT, ScrapydServer, building_in_the_project
 from tests.site.content import default_site
 from tests.site.server import SiteServer
 
@@ -38,10 +38,11 @@ def egg(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The egg ``scrapyd-deploy`` builds from setup.py and scrapy.cfg."""
     path = tmp_path_factory.mktemp("egg") / "topics_crawler.egg"
     deploy = Path(sys.executable).with_name("scrapyd-deploy")
-    result = subprocess.run(
-        [str(deploy), "--build-egg", str(path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    with building_in_the_project():
+        result = subprocess.run(
+            [str(deploy), "--build-egg", str(path)],
+            cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
     assert result.returncode == 0, result.stderr
     return path
 

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
+from tests.in_process import python_m
 from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders.topics import TopicsSpider
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_tags_and_start_urls_combine_in_order() -> None:
@@ -98,14 +93,7 @@ def test_bad_arguments(arguments: dict[str, str], message: str) -> None:
     ],
 )
 def test_scrapy_crawl_exits_2_with_one_line(arguments: list[str]) -> None:
-    process = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "topics", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    process = python_m("scrapy", "crawl", "topics", *arguments)
     assert process.returncode == 2
     assert process.stdout == ""
     errors = process.stderr.splitlines()  # no start-up banner, no traceback: the error alone

@@ -1,7 +1,7 @@
 """End to end: ``scrapy crawl topics -a related_depth=N -a max_tags=M`` walks the local site's
 related-tag graph (:mod:`tests.site.topic_graph`) breadth first, each tag once, and a tag
-with no page is a recorded failure, not a crash. Two workers on a real Redis request the
-same tags, each once, within the cap."""
+with no page is a recorded failure, not a crash (in-process crawls). Two workers on a real
+Redis request the same tags, each once, within the cap; a killed walk resumes (processes)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, crawl_command, run_crawl, run_workers, start_crawl
+from tests.crawl_helpers import CrawlRun, crawl_command, crawl_in_process, run_workers, start_crawl
 from tests.services import RedisServer, wait_until
 from tests.site.server import SiteServer
 from tests.site.topic_graph import BREADTH_FIRST, MISSING, SEED, topic_graph_site
@@ -30,7 +30,7 @@ def site() -> Iterator[SiteServer]:
 
 def crawl(site: SiteServer, out: Path, *arguments: str, **settings: Any) -> CrawlRun:
     site.clear_log()
-    run = run_crawl(
+    run = crawl_in_process(
         site.base_url, out, f"tags={SEED}", "follow=none", *arguments,
         settings={"FAILURES_FILE": str(out / "failures.jsonl"), **settings},
     )  # fmt: skip
@@ -102,9 +102,12 @@ def test_deepest_walk_reads_every_tag_once_through_the_cycles(
 
 
 @pytest.mark.slow
-def test_two_workers_on_redis_walk_the_same_graph_within_the_cap(tmp_path: Path) -> None:
+def test_two_workers_on_redis_walk_the_same_graph_within_the_cap(
+    site: SiteServer, tmp_path: Path
+) -> None:
     args = (f"tags={SEED}", "follow=stories", "related_depth=3", "max_tags=7")
-    with RedisServer(tmp_path / "redis") as redis, SiteServer(topic_graph_site()) as site:
+    site.clear_log()
+    with RedisServer(tmp_path / "redis") as redis:
         settings = {
             "REDIS_URL": redis.url,
             "DISTRIBUTED_IDLE_CLOSE": 1,

@@ -6,6 +6,7 @@ Everything secret comes from the environment, never from this file.
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 # --- Project -----------------------------------------------------------------
 BOT_NAME = "topics_crawler"
@@ -24,6 +25,7 @@ ADDONS = {
     "topics_crawler.dataset.DatasetAddon": 500,  # Feeds and dataset
     "topics_crawler.distributed.addon.DistributedAddon": 700,  # Distributed
     "topics_crawler.resume.addon.CrashSafeResume": 710,  # Distributed (JOBDIR)
+    "topics_crawler.egress.zyte.ZyteApiEgress": 800,  # Egress: Zyte API with ZYTE_API_KEY
 }
 DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "topics_crawler.safety.links.LinkSafetyMiddleware": 50,  # Reliability
@@ -40,6 +42,8 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
     "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
     "topics_crawler.safety.secrets.MediumCookieMiddleware": 720,  # Reliability
+    # Egress: after HttpProxyMiddleware (750), a proxied target's name is checked here.
+    "topics_crawler.egress.proxies.ProxiedAddressMiddleware": 760,
 }
 EXTENSIONS: dict[str, int | None] = {
     "topics_crawler.safety.secrets.LogRedaction": 0,  # Reliability
@@ -195,8 +199,17 @@ HEALTH_MAX_REJECT_RATIO = 0.10
 # Drift alarm: least share of parsed pages of a kind that must give each of its core fields
 # (topics_crawler.pages.coverage); "<kind>/<field>" keys set one field. Judged from
 # HEALTH_COVERAGE_MIN_PAGES pages of the kind on.
-HEALTH_MIN_COVERAGE = {"tag": 0.5, "story": 0.5, "author": 0.5, "publication": 0.5}
+HEALTH_MIN_COVERAGE = {
+    "tag": 0.5,
+    "tag_archive": 0.5,
+    "story": 0.5,
+    "author": 0.5,
+    "publication": 0.5,
+}
 HEALTH_COVERAGE_MIN_PAGES = 1
+# A GraphQL operation Medium refused (its schema moved: topics_crawler/graphql/drift.py) fails
+# the crawl, unless the tag day archive stood in for the tag history's listing.
+HEALTH_GRAPHQL_DRIFT = True
 
 # --- Control servers and outbound network ---------------------------------------
 # Scrapy's telnet console and remote-control HTTP server both run code: off unless
@@ -209,11 +222,14 @@ REMOTE_CONTROL_ENABLED = False
 TWISTED_DNS_RESOLVER = "topics_crawler.safety.resolver.SafeAddressResolver"
 LINK_SAFETY_ALLOWED_PORTS: list[int] = []  # ports besides 80/443 that may be fetched
 
-# --- Tag history (GraphQL) ---
-# -a history=newest|most_read pages each tag's archive through Medium's GraphQL endpoint
-# (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP; see topics_crawler/spiders/_history.py.
-HISTORY_PAGE_SIZE = 100  # posts per listing request (the endpoint's maximum)
-HISTORY_MAX_PAGES = 1000  # listing requests per tag at most (100,000 stories), never loops
+# --- Tag history (GraphQL, day archive) ---
+# -a history=newest|most_read lists each tag's history through Medium's GraphQL endpoint
+# (POST /_/graphql, TagArchiveFeedQuery) over plain HTTP, the tag's day archive standing in where
+# GraphQL is refused; -a history=archive walks the day archive alone (/tag/<slug>/archive ->
+# years -> months -> days). See topics_crawler/spiders/_history.py and _day_archive.py.
+HISTORY_PAGE_SIZE = 20  # posts per listing request (Medium answers 20 at most, since 2023-11)
+# Listing requests per tag at most (GraphQL: 20,000 stories; day archive: its pages), never loops.
+HISTORY_MAX_PAGES = 1000
 # -a author_stories=N pages each followed author's archive
 # (topics_crawler/spiders/_author_archive.py).
 AUTHOR_ARCHIVE_MAX_PAGES = 200  # archive requests per author at most, never loops
@@ -223,7 +239,7 @@ AUTHOR_ARCHIVE_MAX_PAGES = 200  # archive requests per author at most, never loo
 # tag pages whose JS sections are missing over plain HTTP, pages that lack their data, and
 # challenge / sign-in retries (topics_crawler/middlewares/render_policy.py); always | never.
 # Debian's chromium (scripts/system-deps.sh); `playwright install` is not needed.
-RENDER_MODE = "auto"
+RENDER_MODE: Literal["auto", "always", "never"] = "auto"
 RENDER_SCROLL_IDLE_TRIES = 3  # tag pages: stop after this many rounds without new cards
 RENDER_SCROLL_PAUSE = 0.6  # seconds one round waits for new cards
 RENDER_TIME_BUDGET = 20.0  # seconds for loading more cards on one page
@@ -247,9 +263,10 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--disable-dev-shm-usage",
     ],
 }
-# One context, two pages at a time (2 cores): memory stays bounded; every page is closed
-# by the handler after its response (no playwright_include_page anywhere).
-PLAYWRIGHT_MAX_CONTEXTS = 1
+# The crawl's one context with two pages at a time (2 cores), and one fresh context at a
+# time for a managed challenge's retry, closed with its page: memory stays bounded; every
+# page is closed by the handler after its response (no playwright_include_page anywhere).
+PLAYWRIGHT_MAX_CONTEXTS = 2
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 2
 PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms
 PLAYWRIGHT_ABORT_REQUEST = "topics_crawler.browser.actions.abort_heavy_resource"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 from urllib.parse import SplitResult, quote, unquote, urljoin, urlsplit
 
@@ -195,6 +196,26 @@ def _post_id_from_segments(segments: list[str]) -> str | None:
     return None
 
 
+def cross_post_url(
+    candidate: object, story_id: str | None, custom_domains: Iterable[str] = ()
+) -> str | None:
+    """``candidate`` (trimmed) when it names a story's original off Medium — a cross-post's
+    canonical URL on Substack, habr.com, dev.to —; None when it is not an http(s) URL, or is
+    the story on Medium: a Medium host, one of ``custom_domains``, or a URL ending in the
+    story's own post id (a publication's custom domain the page did not declare)."""
+    if not isinstance(candidate, str) or not candidate.strip():
+        return None
+    url = candidate.strip()
+    parts = split_url(url)
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    if is_medium_host(parts.hostname, custom_domains) or is_medium_domain(parts.hostname):
+        return None
+    if story_id and post_id_from_url(url) == story_id:
+        return None
+    return url
+
+
 def classify_url(
     url: str, base: str | None = None, custom_domains: Iterable[str] = ()
 ) -> MediumLink | None:
@@ -256,6 +277,11 @@ def tag_url(slug: str) -> str:
     return f"{MEDIUM_ROOT}/tag/{quote(slug.strip().lower())}"
 
 
+def post_url(post_id: str) -> str:
+    """Medium's own short address of a story (``/p/<id>``; it redirects to the story)."""
+    return f"{MEDIUM_ROOT}/p/{post_id}"
+
+
 def author_url(username: str) -> str:
     """Canonical profile URL for a username (with or without ``@``)."""
     return f"{MEDIUM_ROOT}/@{username.lstrip('@')}"
@@ -266,3 +292,90 @@ def publication_url(slug: str, domain: str | None = None) -> str:
     if domain:
         return f"https://{domain.lower()}/"
     return f"{MEDIUM_ROOT}/{slug.lower()}"
+
+
+@dataclass(frozen=True, slots=True)
+class TagArchiveAddress:
+    """A page of a tag's archive: ``/tag/<slug>/archive`` (the whole archive), ``…/YYYY``,
+    ``…/YYYY/MM`` or ``…/YYYY/MM/DD`` (a day), and its ``?page=N`` (a day split in pages)."""
+
+    tag: str
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    page: int = 1
+
+    @property
+    def level(self) -> Literal["archive", "year", "month", "day"]:
+        """How deep the address is: the archive's root, a year, a month or a day."""
+        if self.day is not None:
+            return "day"
+        if self.month is not None:
+            return "month"
+        return "year" if self.year is not None else "archive"
+
+    @property
+    def url(self) -> str:
+        """The canonical URL (``https://medium.com/tag/python/archive/2026/09/10?page=2``)."""
+        parts = [f"{self.year:04d}"] if self.year is not None else []
+        parts += [f"{self.month:02d}"] if self.month is not None else []
+        parts += [f"{self.day:02d}"] if self.day is not None else []
+        path = "/".join([tag_url(self.tag) + "/archive", *parts])
+        return path if self.page == 1 else f"{path}?page={self.page}"
+
+    def label(self) -> str:
+        """``python``, ``python 2026``, ``python 2026-09``, ``python 2026-09-10 page 2``."""
+        parts = [f"{self.year:04d}"] if self.year is not None else []
+        parts += [f"{self.month:02d}"] if self.month is not None else []
+        parts += [f"{self.day:02d}"] if self.day is not None else []
+        label = f"{self.tag} {'-'.join(parts)}".strip()
+        return label if self.page == 1 else f"{label} page {self.page}"
+
+
+_ARCHIVE_PAGE_RE = re.compile(r"(?:^|&)page=(\d{1,6})(?:&|$)")
+
+
+def parse_tag_archive_url(url: str) -> TagArchiveAddress | None:
+    """The archive page ``url`` addresses on medium.com, or None when it is not one (a date
+    that cannot exist, a page 0, another path)."""
+    parts = split_url(url.strip()) if url else None
+    if parts is None or parts.scheme not in ("http", "https"):
+        return None
+    segments = [unquote(s) for s in parts.path.split("/") if s]
+    if len(segments) < 3 or segments[0] != "tag" or segments[2] != "archive":
+        return None
+    if len(segments) > 6 or not _TAG_SLUG_RE.match(segments[1].lower()):
+        return None
+    numbers = segments[3:]
+    widths = (4, 2, 2)
+    if any(
+        not n.isascii() or not n.isdigit() or len(n) != w
+        for n, w in zip(numbers, widths, strict=False)
+    ):
+        return None
+    year, month, day = (int(n) for n in [*numbers, "0", "0", "0"][:3])
+    if numbers and not (1970 <= year <= 9999):
+        return None
+    if len(numbers) > 1 and not 1 <= month <= 12:
+        return None
+    if len(numbers) > 2 and not _is_date(year, month, day):
+        return None
+    page_match = _ARCHIVE_PAGE_RE.search(parts.query)
+    page = int(page_match.group(1)) if page_match else 1
+    if page < 1:
+        return None
+    return TagArchiveAddress(
+        segments[1].lower(),
+        year if numbers else None,
+        month if len(numbers) > 1 else None,
+        day if len(numbers) > 2 else None,
+        page,
+    )
+
+
+def _is_date(year: int, month: int, day: int) -> bool:
+    try:
+        date(year, month, day)
+    except ValueError:
+        return False
+    return True

@@ -6,6 +6,8 @@ python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
                      [--scale-tags N]  (see tests/site/scale.py)
                      [--tag-generations]  (see tests/site/generations.py)
                      [--rate-limit N [--rate-burst B]]  (see tests/site/rate_limit.py)
+                     [--waf] [--challenge]  (Cloudflare's refusals, see tests/site/refusals.py)
+                     [--graphql-refused]  (every POST /_/graphql answered 403, see graphql.py)
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from tests.site.content import default_site
 from tests.site.faults import FaultPlan
 from tests.site.generations import generations_site
 from tests.site.rate_limit import TokenBucket
+from tests.site.refusals import Refusals
 from tests.site.scale import with_scale_tags
 from tests.site.server import SiteServer
 
@@ -53,6 +56,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="token bucket: 429 + Retry-After past N requests/s")  # fmt: skip
     parser.add_argument("--rate-burst", type=float, default=None, metavar="B",
                         help="tokens the bucket holds (default: N)")  # fmt: skip
+    parser.add_argument("--waf", action="store_true",
+                        help="refuse plain HTTP with Cloudflare's WAF page; serve browsers "
+                             "(tests/site/refusals.py)")  # fmt: skip
+    parser.add_argument("--challenge", action="store_true",
+                        help="put every page behind a managed challenge a browser clears "
+                             "(tests/site/refusals.py)")  # fmt: skip
+    parser.add_argument("--graphql-refused", action="store_true",
+                        help="refuse every POST /_/graphql with 403, pages served "
+                             "(a tag's history then comes from its day archive)")  # fmt: skip
     return parser
 
 
@@ -79,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         content = content.with_archive(ARCHIVE_TAG, args.archive, seed=0)
     if args.scale_tags > 0:
         content = with_scale_tags(content, args.scale_tags)
+    content.graphql_refused = args.graphql_refused
     server = SiteServer(
         content,
         latency=args.latency / 1000,
@@ -87,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         faults=args.faults,
         js_sections=args.js_sections,
         rate_limit=TokenBucket(args.rate_limit, args.rate_burst) if args.rate_limit > 0 else None,
+        refusals=Refusals(waf=args.waf, challenge=args.challenge)
+        if args.waf or args.challenge
+        else None,
     )
     try:
         server.start()

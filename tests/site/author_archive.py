@@ -25,7 +25,7 @@ from datetime import timedelta
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
-from tests.site.graphql import post_node
+from tests.site.graphql_posts import post_node
 from tests.site.markup import epoch_ms
 from tests.site.model import SiteAuthor, SiteContent, SiteStory, utc
 from tests.site.seed import DEEP_LEARNING, default_site
@@ -117,21 +117,6 @@ def graphql_answer(content: SiteContent, operation: dict[str, Any]) -> dict[str,
         },
     }
     return {"data": {"userResult": user}}
-
-
-def archive_graphql(content: SiteContent, body: bytes) -> tuple[int, bytes, dict[str, str]] | None:
-    """The answer to a POST batch of ``UserArchivePostsQuery`` operations (None: another
-    operation, for :mod:`tests.site.graphql`)."""
-    try:
-        batch = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(batch, list) or not batch:
-        return None
-    if not all(isinstance(op, dict) and op.get("operationName") == OPERATION for op in batch):
-        return None
-    answers = [graphql_answer(content, operation) for operation in batch]
-    return 200, json.dumps(answers).encode("utf-8"), {"Content-Type": JSON}
 
 
 def _pages_before(content: SiteContent, author: SiteAuthor, before_ms: int, limit: int) -> int:

@@ -1,20 +1,32 @@
-"""``POST /_/graphql`` of the local site: Medium's ``TagArchiveFeedQuery`` over the content.
+"""``POST /_/graphql`` of the local site: Medium's GraphQL endpoint over the content.
 
-The body is a JSON array of operations (a single object is answered with a
-single object, as GraphQL servers do). ``TagArchiveFeedQuery`` is answered here,
-``PostResponsesQuery`` by :mod:`tests.site.threads`;
-the operation is recognised by ``operationName`` (the query text is not parsed,
-but it must select the ``sortedFeed: posts(…)`` connection the answer fills).
+The body is a JSON array of operations (a single object is answered with a single object,
+as GraphQL servers do). Every operation is first validated the way Medium validates it,
+against its schema (:mod:`tests.site.schema`: query, variable types and values); a batch
+holding an invalid one is answered **HTTP 400** with ``errors`` carrying the validator's
+messages, and nothing runs. Valid operations are answered by name:
+
+* ``TagArchiveFeedQuery`` here: a tag's archive feed;
+* ``PostResponsesQuery`` by :mod:`tests.site.threads`;
+* ``UserArchivePostsQuery`` by :mod:`tests.site.author_archive`.
+
+``TagArchiveFeedQuery``:
 
 * Stories of a tag: every story carrying it; ``timeRange`` keeps those
   published in the year / month (UTC); ``NEWEST`` sorts by publication time,
   ``MOST_READ`` by claps (then newest first), ties by id.
+* **At most 20 edges a page, whatever ``first`` asks for, silently** — as Medium has
+  answered since 2023-11 (``STRUCTURE.md``); ``first`` below 1 is an error.
 * Cursors are opaque: base64 of ``<sortOrder>:<offset>`` (the offset after the
-  edge); ``after`` must be a cursor of the same sort order, ``first`` 1..100.
-* Bad variables give GraphQL errors with HTTP 200 (``{"errors": [...]}`` in the
-  result, as Medium answers); a body that is not JSON gives HTTP 400.
-* ``SiteContent.graphql_fault`` makes the endpoint misbehave for tests, one of
-  :data:`FAULTS`.
+  edge); ``after`` must be a cursor of the same sort order.
+* Bad values the schema cannot see (a month 13, a foreign cursor) give GraphQL errors
+  with HTTP 200 (``{"errors": [...]}`` in the result, as Medium answers); a body that is
+  not JSON gives HTTP 400.
+* ``SiteContent.schema_drift`` takes fields out of the schema (``{"Post.mediumUrl"}``): the
+  operations that select them are refused as Medium refuses them (the drift alarm's case);
+* ``SiteContent.graphql_refused`` answers every POST with 403 (what one datacentre address
+  got in 2026-09 while pages were served); ``SiteContent.graphql_fault`` makes the endpoint
+  misbehave for tests, one of :data:`FAULTS`.
 """
 
 from __future__ import annotations
@@ -25,14 +37,18 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tests.site.markup import epoch_ms
+from tests.site.author_archive import OPERATION as AUTHOR_ARCHIVE_OPERATION
+from tests.site.author_archive import graphql_answer as author_archive_answer
+from tests.site.graphql_posts import post_node
 from tests.site.model import SiteContent, SiteStory
+from tests.site.schema import operation_errors
 from tests.site.threads import OPERATION as RESPONSES_OPERATION
 from tests.site.threads import responses_answer
 
 JSON = "application/json; charset=utf-8"
 OPERATION = "TagArchiveFeedQuery"
-MAX_FIRST = 100
+#: Edges a page holds at most, whatever ``first`` asks for (Medium since 2023-11).
+PAGE_CAP = 20
 SORT_ORDERS = ("NEWEST", "MOST_READ")
 #: Misbehaviours selectable with ``content.graphql_fault``.
 FAULTS = (
@@ -51,8 +67,14 @@ class OperationError(Exception):
     """Bad input to one operation: becomes a GraphQL error of that result."""
 
 
+#: What one datacentre address got for every ``POST /_/graphql`` in 2026-09 (pages served).
+REFUSED_BODY = b"<html><head><title>403 Forbidden</title></head><body>Forbidden</body></html>"
+
+
 def graphql_response(content: SiteContent, body: bytes) -> tuple[int, bytes, dict[str, str]]:
     """``(status, body, headers)`` for a POST body."""
+    if content.graphql_refused:
+        return 403, REFUSED_BODY, {"Content-Type": "text/html; charset=utf-8"}
     fault = content.graphql_fault
     if fault == "http_500":
         return 500, b"<html><body>Internal error</body></html>", {"Content-Type": "text/html"}
@@ -60,13 +82,18 @@ def graphql_response(content: SiteContent, body: bytes) -> tuple[int, bytes, dic
         request = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         return _json(400, {"errors": [{"message": f"Unparseable request body: {exc}"}]})
-    if isinstance(request, dict):
-        return _json(200, _answer(content, request))
-    if not isinstance(request, list) or not request:
+    batch = [request] if isinstance(request, dict) else request
+    if not isinstance(batch, list) or not batch:
         return _json(
             400, {"errors": [{"message": "Body must be an operation or a non-empty array"}]}
         )
-    return _json(200, [_answer(content, operation) for operation in request])
+    dropped = frozenset(content.schema_drift)
+    problems = [operation_errors(operation, dropped) for operation in batch]
+    if any(problems):  # refused before anything runs, as a GraphQL server does
+        results = [{"errors": [{"message": m} for m in found]} for found in problems]
+        return _json(400, results[0] if isinstance(request, dict) else results)
+    results = [_answer(content, operation) for operation in batch]
+    return _json(200, results[0] if isinstance(request, dict) else results)
 
 
 def cursor_for(sort_order: str, offset: int) -> str:
@@ -91,9 +118,12 @@ def _json(status: int, payload: Any) -> tuple[int, bytes, dict[str, str]]:
     return status, json.dumps(payload).encode("utf-8"), {"Content-Type": JSON}
 
 
-def _answer(content: SiteContent, operation: Any) -> Result:
-    if isinstance(operation, dict) and operation.get("operationName") == RESPONSES_OPERATION:
+def _answer(content: SiteContent, operation: dict[str, Any]) -> Result:
+    name = operation.get("operationName")
+    if name == RESPONSES_OPERATION:
         return responses_answer(content, operation)
+    if name == AUTHOR_ARCHIVE_OPERATION:
+        return author_archive_answer(content, operation)
     if content.graphql_fault == "errors":
         return {"errors": [{"message": "Internal server error", "path": ["tagFromSlug"]}]}
     try:
@@ -118,8 +148,8 @@ def _tag_archive(content: SiteContent, operation: Any) -> Result:
     if sort_order not in SORT_ORDERS:
         raise OperationError(f'Variable "$sortOrder" got invalid value {sort_order!r}')
     first = variables.get("first")
-    if isinstance(first, bool) or not isinstance(first, int) or not 1 <= first <= MAX_FIRST:
-        raise OperationError(f'Variable "$first" must be 1 to {MAX_FIRST}, got {first!r}')
+    if isinstance(first, bool) or not isinstance(first, int) or first < 1:
+        raise OperationError(f'Variable "$first" must be 1 or more, got {first!r}')
     time_range = variables.get("timeRange")
     _time_filter(time_range)  # validates
     offset = _offset(variables.get("after"), str(sort_order))
@@ -130,7 +160,9 @@ def _tag_archive(content: SiteContent, operation: Any) -> Result:
         "tagFromSlug": {
             "__typename": "Tag",
             "id": tag,
-            "sortedFeed": _connection(content, stories, offset, first, str(sort_order)),
+            "sortedFeed": _connection(
+                content, stories, offset, min(first, PAGE_CAP), str(sort_order)
+            ),
         }
     }
 
@@ -196,43 +228,3 @@ def _connection(
         if fault == "empty_page":
             connection["pageInfo"]["endCursor"] = cursor_for(sort_order, offset + first)
     return connection
-
-
-def post_node(content: SiteContent, story: SiteStory) -> Result:
-    """The ``Post`` fields the archive feed selects, nested objects inline."""
-    author = content.authors[story.author]
-    publication = content.publication_of(story)
-    return {
-        "__typename": "Post",
-        "id": story.id,
-        "title": story.title,
-        "mediumUrl": content.story_url(story),
-        "uniqueSlug": story.unique_slug,
-        "firstPublishedAt": epoch_ms(story.published_at),
-        "latestPublishedAt": epoch_ms(story.last_update),
-        "readingTime": story.reading_time,
-        "isLocked": story.member_only,
-        "clapCount": story.claps,
-        "postResponses": {"__typename": "PostResponses", "count": story.responses},
-        "extendedPreviewContent": {
-            "__typename": "PreviewContent",
-            "subtitle": story.subtitle,
-            "isFullContent": not story.member_only,
-        },
-        "previewImage": {"__typename": "ImageMetadata", "id": story.image_id},
-        "creator": {
-            "__typename": "User",
-            "id": author.id,
-            "name": author.name,
-            "username": author.username,
-            "mediumMemberAt": 1_600_000_000_000 if author.is_member else 0,
-            "socialStats": {"__typename": "SocialStats", "followerCount": author.followers},
-        },
-        "collection": None if publication is None else {
-            "__typename": "Collection",
-            "id": publication.id,
-            "name": publication.name,
-            "slug": publication.slug,
-            "domain": publication.domain,
-        },
-    }  # fmt: skip

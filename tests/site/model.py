@@ -220,12 +220,21 @@ class SiteContent:
     """Clock of relative card dates ("3d ago"); None means the real clock."""
     graphql_fault: str | None = None
     """Misbehaviour of ``/_/graphql`` for tests, one of ``tests.site.graphql.FAULTS``."""
+    graphql_refused: bool = False
+    """Every ``POST /_/graphql`` answered 403 while pages are served (2026-09, one address)."""
+    archive_page_size: int = 128
+    """Stories a tag's day archive page holds before ``?page=2`` (Medium: 128, 2026-09)."""
+    schema_drift: set[str] = field(default_factory=set)
+    """``Type.field`` names gone from Medium's schema (see ``tests.site.schema``)."""
     author_archives: dict[str, ArchiveSpec] = field(default_factory=dict)
     """Username → how the profile pages its stories (tests/site/author_archive.py)."""
     threads: dict[str, list[SiteResponse]] = field(default_factory=dict)
     """Story id → its top-level responses (each with its replies); see ``tests.site.threads``."""
     responses_fault: str | None = None
     """Misbehaviour of the responses answer, one of ``tests.site.threads.FAULTS``."""
+    left_medium: frozenset[str] = frozenset()
+    """Custom domains that left Medium: they serve a WordPress site, nothing of Medium's
+    (as towardsdatascience.com does since 2025; ``tests.site.routes.moved_page``)."""
 
     def add_author(self, author: SiteAuthor) -> SiteAuthor:
         self.authors[author.username] = author

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from tests.site.author_archive import JSON as ARCHIVE_JSON
-from tests.site.author_archive import archive_graphql, legacy_profile_page, stream_answer
+from tests.site.author_archive import legacy_profile_page, stream_answer
+from tests.site.day_archive import archive_answer, parse_archive_path
 from tests.site.feed import user_feed
 from tests.site.feeds import XML as FEED_XML
 from tests.site.feeds import tag_feed
@@ -55,6 +56,9 @@ def resolve(content: SiteContent, raw_path: str) -> Response:
     stream = stream_answer(content, raw_path)
     if stream is not None:
         return Response(stream[0], stream[1], {"Content-Type": ARCHIVE_JSON})
+    archive = _tag_archive(content, raw_path)
+    if archive is not None:
+        return archive
     path = unquote(urlsplit(raw_path).path) or "/"
     if path.startswith(_HOST_PREFIX):
         host, _, rest = path[len(_HOST_PREFIX) :].partition("/")
@@ -66,9 +70,37 @@ def resolve_post(content: SiteContent, raw_path: str, body: bytes) -> Response:
     """The response to a POST: only ``/_/graphql`` takes them (see tests/site/graphql.py)."""
     if urlsplit(raw_path).path != "/_/graphql":
         return Response(405, b"", {"Allow": "GET, HEAD", "Content-Type": HTML})
-    archived = archive_graphql(content, body)
-    status, payload, headers = archived or graphql_response(content, body)
+    status, payload, headers = graphql_response(content, body)
     return Response(status, payload, headers)
+
+
+def _tag_archive(content: SiteContent, raw_path: str) -> Response | None:
+    """A tag's archive page (``tests/site/day_archive.py``; ``?page=N`` read), or None."""
+    try:
+        address = parse_archive_path(raw_path)
+    except ValueError:
+        return not_found(urlsplit(raw_path).path)
+    if address is None:
+        return None
+    answer = archive_answer(content, address)
+    if answer.status == 302:
+        return Response(302, b"", {"Location": answer.location, "Content-Type": HTML})
+    if answer.status != 200:
+        return not_found(urlsplit(raw_path).path)
+    return html(answer.html)
+
+
+def moved_page(host: str, path: str) -> str:
+    """What a custom domain that left Medium answers now: a WordPress page of its own."""
+    title = path.strip("/").rsplit("-", 1)[0].replace("-", " ").capitalize() or host
+    return (
+        '<!DOCTYPE html><html lang="en-US"><head><meta charset="UTF-8">'
+        f"<title>{title} | {host}</title>"
+        '<meta name="generator" content="WordPress 6.8.1">'
+        f'<meta property="og:site_name" content="{host}"><meta property="og:type" '
+        f'content="article"></head><body class="wp-singular"><article><h1>{title}</h1>'
+        "<p>This site moved to its own platform.</p></article></body></html>"
+    )
 
 
 def _on_medium(content: SiteContent, path: str) -> Response:
@@ -110,6 +142,8 @@ def _on_medium(content: SiteContent, path: str) -> Response:
 def _on_host(content: SiteContent, host: str, rest: str, path: str) -> Response:
     if host == "medium.com":
         return _on_medium(content, rest)
+    if host in content.left_medium and rest != "/robots.txt":
+        return html(moved_page(host, rest))
     publication = next((p for p in content.publications.values() if p.domain == host), None)
     if publication is None:
         return not_found(path)

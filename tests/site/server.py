@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -23,6 +24,7 @@ from tests.site.faults import FaultInjector, FaultPlan, rate_limited
 from tests.site.js_sections import JsSections, resolve_js
 from tests.site.model import SiteContent
 from tests.site.rate_limit import AddressBuckets, TokenBucket
+from tests.site.refusals import Refusals
 from tests.site.routes import Response, resolve, resolve_post
 
 LogEntry = tuple[str, str, int]
@@ -51,8 +53,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(min(max(length, 0), _MAX_POST_BYTES))
         if site.latency:
             time.sleep(site.latency)
-        response = site.limited(self.client_address[0]) or resolve_post(
-            site.content, self.path, body
+        response = (
+            site.refused(self.command, self.path, self.headers)
+            or site.limited(self.client_address[0])
+            or resolve_post(site.content, self.path, body)
         )
         site.record(self.command, self.path, response.status, self.client_address[0])
         self._send(response, send_body=True)
@@ -61,7 +65,9 @@ class _Handler(BaseHTTPRequestHandler):
         site = self.server.site
         if site.latency:
             time.sleep(site.latency)
-        limited = site.limited(self.client_address[0])
+        limited = site.refused(self.command, self.path, self.headers) or site.limited(
+            self.client_address[0]
+        )
         if limited is not None:
             site.record(self.command, self.path, limited.status, self.client_address[0])
             self._send(limited, send_body)
@@ -110,8 +116,11 @@ class SiteServer:
         faults: FaultPlan | None = None,
         js_sections: bool | JsSections = False,
         rate_limit: TokenBucket | AddressBuckets | None = None,
+        refusals: Refusals | None = None,
     ) -> None:
         self.content = content
+        #: Cloudflare's refusals in front of the site (tests/site/refusals.py); None: none.
+        self.refusals = refusals
         #: What scripts add to pages (tests/site/js_sections.py); None: plain pages only.
         self.js_sections = JsSections() if js_sections is True else (js_sections or None)
         #: Injected faults (tests/site/faults.py): None serves every page as it is.
@@ -135,6 +144,10 @@ class SiteServer:
             return None
         retry_after = self.rate_limit.take(address)
         return rate_limited(str(retry_after)) if retry_after is not None else None
+
+    def refused(self, method: str, path: str, headers: Message) -> Response | None:
+        """Cloudflare's refusal of this request when :attr:`refusals` says so, else None."""
+        return self.refusals.response(method, path, headers) if self.refusals else None
 
     def js_response(self, path: str, cookie: str) -> Response | None:
         """The JavaScript version of ``path`` when :attr:`js_sections` is on and has one."""
@@ -247,6 +260,10 @@ class SiteView:
     @property
     def base_url(self) -> str:
         return self.server.base_url
+
+    @property
+    def port(self) -> int:
+        return self.server.port
 
     def url(self, path: str) -> str:
         return self.server.url(path)

@@ -21,7 +21,9 @@ and finding out at the end of the crawl would lose what it scraped.
 Once the crawl is over its final stats decide the exit status
 (:func:`topics_crawler.errors.exit_code`, README "Exit codes"): 1 when a write failed
 (stat ``write_failed``, see :func:`topics_crawler.errors.record_write_failure`), 3 when
-the site refused the crawl (stat ``refused_by_site``), 1 when its health checks failed
+the site refused the crawl for good (a Cloudflare WAF refusal of plain HTTP and of the
+browser: stat ``refused_by_site``, set by :mod:`topics_crawler.middlewares.refused`), 1
+when its health checks failed
 (stat ``health/failed``, set by :class:`topics_crawler.extensions.health.CrawlHealth`) or
 it closed for a reason other than ``finished`` or a ``closespider_*`` limit
 (``redis_lost``, ``shutdown``…); else 0, "nothing new" included.

@@ -378,13 +378,14 @@ RULES: dict[str, Check] = {
     "HEALTH_MAX_REJECT_RATIO": _RATIO,
     "HEALTH_MIN_COVERAGE": number_map(minimum=0.0, maximum=1.0),
     "HEALTH_COVERAGE_MIN_PAGES": number(minimum=1, whole=True),
+    "HEALTH_GRAPHQL_DRIFT": flag,
     # control servers
     "TELNETCONSOLE_ENABLED": telnet_console,
     "TELNETCONSOLE_HOST": loopback_host,
     "TELNETCONSOLE_PORT": port_list,
     "REMOTE_CONTROL_ENABLED": flag,
     # tag history, browser
-    "HISTORY_PAGE_SIZE": number(minimum=1, maximum=100, whole=True),
+    "HISTORY_PAGE_SIZE": number(minimum=1, maximum=20, whole=True),  # Medium answers 20 at most
     "HISTORY_MAX_PAGES": number(minimum=1, whole=True),
     "AUTHOR_ARCHIVE_MAX_PAGES": number(minimum=1, whole=True),
     "RENDER_MODE": choice("auto", "always", "never"),

@@ -2,7 +2,8 @@
 
 Listens to :data:`topics_crawler.signals.page_failed` (sent by the spider for
 final fetch and parse failures). Each failure becomes a line
-``{"url", "kind", "status", "reason", "attempts", "time"}``, written and
+``{"url", "kind", "status", "reason", "attempts", "time"}`` (plus ``"detail"`` when the
+spider gave one: which GraphQL operation Medium refused, and its first message), written and
 flushed at once, so a crash loses none (a file that cannot be written stops the crawl
 with one line, as any failed write: :func:`~topics_crawler.errors.record_write_failure`).
 Where the file goes:
@@ -108,6 +109,8 @@ class FailureLog:
         status: int | None,
         reason: str,
         attempts: int,
+        *,
+        detail: str | None = None,
         **_kwargs: Any,
     ) -> None:
         recorded = failure_reason(kind, status, reason)
@@ -125,6 +128,8 @@ class FailureLog:
             "attempts": attempts,
             "time": format_timestamp(datetime.now(UTC)),
         }
+        if detail:
+            record["detail"] = detail
         if self.file is not None:
             try:
                 self.file.write(json.dumps(record, ensure_ascii=False) + "\n")

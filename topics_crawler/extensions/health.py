@@ -18,6 +18,11 @@ Checks (each off unless configured):
   :mod:`topics_crawler.pages.coverage`; judged once ``HEALTH_COVERAGE_MIN_PAGES`` pages
   of the kind were parsed. Its failure is one plain line, e.g. ``tag pages: 3 of 3 listed
   no stories — Medium's markup may have changed; …``.
+* ``HEALTH_GRAPHQL_DRIFT`` — True: a GraphQL operation Medium answered with ``errors`` (it no
+  longer passes Medium's schema: :mod:`topics_crawler.graphql.drift`) is judged, one plain
+  line naming the operation and Medium's first message. It fails the crawl unless another
+  listing stood in for it: the tag archive's day pages for ``TagArchiveFeedQuery`` (then the
+  line is a warning); nothing stands in for an author's archive or a story's responses.
 
 A failed check is logged as an error with its figures and counted as
 ``health/failed/<check>``; ``health/failed`` is then True. Scrapy's exit
@@ -40,9 +45,11 @@ from scrapy.exceptions import NotConfigured
 from topics_crawler.errors import (
     HEALTH_FAILED_STAT,
     NOTHING_TO_DO_STAT,
+    REFUSED_STAT,
     WRITE_FAILED_REASON,
     WRITE_FAILED_STAT,
 )
+from topics_crawler.graphql.drift import drift_line, drifted_operations
 from topics_crawler.pages.coverage import CORE_FIELDS, FOUND_STAT, PAGES_STAT
 from topics_crawler.resume.scheduler import EXPORTED_BEFORE_STAT
 
@@ -63,6 +70,7 @@ class HealthConfig:
     max_reject_ratio: float | None = None
     min_coverage: Mapping[str, float] = field(default_factory=dict)
     coverage_min_pages: int = 1
+    graphql_drift: bool = False
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
@@ -73,6 +81,7 @@ class HealthConfig:
             max_reject_ratio=_optional_float(settings.get("HEALTH_MAX_REJECT_RATIO")),
             min_coverage={str(k): float(v) for k, v in coverage.items() if v is not None},
             coverage_min_pages=settings.getint("HEALTH_COVERAGE_MIN_PAGES", 1),
+            graphql_drift=settings.getbool("HEALTH_GRAPHQL_DRIFT"),
         )
 
     @property
@@ -82,16 +91,19 @@ class HealthConfig:
             and self.max_failure_ratio is None
             and self.max_reject_ratio is None
             and not self.min_coverage
+            and not self.graphql_drift
         )
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check: its name, whether it passed, and the figures behind it."""
+    """One check: its name, whether it passed, and the figures behind it (``warn``: a passed
+    check whose detail is still worth a warning line)."""
 
     name: str
     passed: bool
     detail: str
+    warn: bool = False
 
 
 def _optional_float(value: Any) -> float | None:
@@ -176,6 +188,36 @@ def evaluate(
             )
         )
     results += coverage_checks(config.min_coverage, config.coverage_min_pages, stats)
+    if config.graphql_drift:
+        results += graphql_drift_checks(stats)
+    return results
+
+
+def _day_archive_stood_in(stats: Mapping[str, Any]) -> bool:
+    """The tag history's day-archive walks ran and none of them failed."""
+    return int(stats.get("day_archive/walks", 0)) > 0 and not _sum_stats(
+        stats, "day_archive/failed/"
+    )
+
+
+#: Operation → whether another listing did its job in this crawl (None: nothing can).
+STAND_INS = {"TagArchiveFeedQuery": _day_archive_stood_in}
+
+
+def graphql_drift_checks(stats: Mapping[str, Any]) -> list[CheckResult]:
+    """One check per GraphQL operation Medium refused (``graphql/drift/*`` stats): failed,
+    unless another listing stood in for it (then passed, with a warning line)."""
+    results = []
+    for operation, answers, message in drifted_operations(stats):
+        stand_in = STAND_INS.get(operation)
+        stood_in = stand_in is not None and stand_in(stats)
+        detail = f"{drift_line(operation, message)} ({answers} answer(s)); "
+        detail += (
+            "the tag day archive listed the history instead"
+            if stood_in
+            else "its data is missing from this crawl: the operation needs updating"
+        )
+        results.append(CheckResult(f"graphql_drift/{operation}", stood_in, detail, warn=True))
     return results
 
 
@@ -241,11 +283,17 @@ class CrawlHealth:
             # already failed, with its one line
             logger.info("Health checks skipped: the crawl stopped on a failed write")
             return
+        if self.stats.get_value(REFUSED_STAT):  # refused by the site, with its one line
+            logger.info("Health checks skipped: the site refused the crawl")
+            return
         results = evaluate(self.config, self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]
+        for result in results:
+            if result.passed and result.warn:
+                logger.warning("%s", result.detail)  # one plain sentence
         for result in failed:
             self.stats.set_value(f"health/failed/{result.name}", result.detail)
-            if result.name.startswith("coverage/"):
+            if result.name.startswith(("coverage/", "graphql_drift/")):
                 logger.error("%s", result.detail)  # already one plain sentence
             else:
                 logger.error("Health check %s failed: %s", result.name, result.detail)

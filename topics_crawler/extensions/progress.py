@@ -6,7 +6,8 @@ of known size the share done and an ETA, and the rate each rate-limited host
 allows as learned so far (:mod:`topics_crawler.middlewares.rate`), e.g.::
 
     Progress: 412 pages (96/min), items story=380 author=120 publication=9 tag_page=2,
-    errors parse=1 download=0, 37 requests waiting, history 38% of 1,870 stories, ETA 4m10s,
+    errors parse=1 download=0, 37 requests waiting, history 38% of 1,870 stories via GraphQL,
+    ETA 4m10s,
     rate medium.com=4.2/s
 
 In the log (Scrapyd, ``LOG_FILE``) the first line comes ``PROGRESS_FIRST_LOG``
@@ -95,19 +96,31 @@ def format_duration(seconds: float) -> str:
 
 
 def history_progress(stats: Mapping[str, Any], elapsed: float) -> str | None:
-    """``history 38% of 1,870 stories, ETA 4m10s``; None without a known history size."""
+    """``history 38% of 1,870 stories via GraphQL, ETA 4m10s``; None without a known
+    history size."""
     expected = int(stats.get(HISTORY_EXPECTED_STAT) or 0)
     if expected <= 0:
         return None
     listed = int(stats.get(HISTORY_DONE_STAT) or 0)
     ended = int(stats.get("history/done") or 0) + int(stats.get("history/fallback") or 0)
     if ended >= int(stats.get(HISTORY_SIZED_TAGS_STAT) or 1):  # the tags' counts overstate
-        return f"history done, {listed:,} stories"
+        return f"history done, {listed:,} stories{history_source(stats)}"
     done = min(listed, expected)
-    text = f"history {done / expected:.0%} of {expected:,} stories"
+    text = f"history {done / expected:.0%} of {expected:,} stories{history_source(stats)}"
     if 0 < done < expected and elapsed > 0:
         text += f", ETA {format_duration(elapsed * (expected - done) / done)}"
     return text
+
+
+def history_source(stats: Mapping[str, Any]) -> str:
+    """`` via GraphQL``, `` via the day archive`` or both: how the history is being listed
+    (GraphQL pages read, day-archive walks started)."""
+    sources = [
+        name
+        for name, stat in (("GraphQL", "history/pages"), ("the day archive", "day_archive/walks"))
+        if int(stats.get(stat) or 0) > 0
+    ]
+    return f" via {' and '.join(sources)}" if sources else ""
 
 
 def progress_line(

@@ -9,7 +9,9 @@ A profile gives the cursor of its next stories (:class:`~topics_crawler.pages.Li
   operation POSTed to ``/_/graphql`` (a JSON array of one operation, as the tag archive):
   ``userResult(username) { ... on User { homepagePostsConnection(paging: {from, limit}) {
   posts { ...Post } pagingInfo { next { from limit } } } } }``. The shape follows the
-  profile state's own field; no response body was available to verify, so
+  profile state's own field, and ``$limit`` is a ``PaginationLimit`` as in every real
+  operation on ``PagingOptions`` (an ``Int`` there fails Medium's validation:
+  ``tests/test_graphql_schema.py``); no response body was available to verify, so
   :func:`read_user_posts` checks every answer strictly.
 * **stream cursor** (2016–2019 profiles and ``/@user/latest?format=json``):
   ``paging{path, next{limit, to, source, page}}``. The next page is
@@ -51,7 +53,7 @@ REQUEST_HEADERS = {
 }
 QUERY = (
     """
-query UserArchivePostsQuery($username: ID!, $from: String, $limit: Int!) {
+query UserArchivePostsQuery($username: ID!, $from: String, $limit: PaginationLimit!) {
   userResult(username: $username) {
     __typename
     ... on User {

@@ -188,7 +188,7 @@ def read_responses(
         posts = required_list(connection, "posts", "data.post.threadedPostResponses.")
         next_to = _next_cursor(connection, seen_cursors)
     except ShapeError as problem:
-        return ResponsesFailure(problem.reason, problem.detail)
+        return ResponsesFailure(problem.reason, problem.detail, problem.failure.messages)
     walk = _Walk(post, story_id, scraped_at, limit)
     for entry in posts:
         walk.visit(entry, story_id, 1)

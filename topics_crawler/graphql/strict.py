@@ -17,7 +17,7 @@ whatever its arguments, nothing indexed raw): :func:`first_result_node`, then
         data = required_node(first_result_node(body), "data", "")
         tag = required_node(data, "tagFromSlug", "data.")
     except ShapeError as problem:
-        return ArchiveFailure(problem.reason, problem.detail)
+        return ArchiveFailure(problem.reason, problem.detail, problem.failure.messages)
 """
 
 from __future__ import annotations
@@ -41,18 +41,20 @@ _EXPECTED = {
 
 @dataclass(frozen=True)
 class ReadFailure:
-    """Why an answer cannot be used: ``reason`` (stats key) and ``detail`` (log text)."""
+    """Why an answer cannot be used: ``reason`` (stats key) and ``detail`` (log text);
+    ``messages``: the endpoint's own error messages (a ``graphql_errors`` answer), in order."""
 
     reason: str
     detail: str
+    messages: tuple[str, ...] = ()
 
 
 class ShapeError(Exception):
     """The answer is not what the reader expects; :attr:`failure` says why."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: str, detail: str, messages: tuple[str, ...] = ()) -> None:
         super().__init__(detail)
-        self.failure = ReadFailure(reason, detail)
+        self.failure = ReadFailure(reason, detail, messages)
 
     @property
     def reason(self) -> str:
@@ -96,9 +98,12 @@ def _raise_for_errors(result: Node) -> None:
         return
     if not isinstance(errors, list):
         raise ShapeError("wrong_type", f"errors is {kind_of(errors)}, not an array")
-    messages = [_message(result.state, e) for e in result.list("errors")[:MAX_MESSAGES]]
+    messages = [_message(result.state, e) for e in result.list("errors")]
+    quoted = messages[:MAX_MESSAGES]
     more = f" (+{len(errors) - MAX_MESSAGES} more)" if len(errors) > MAX_MESSAGES else ""
-    raise ShapeError("graphql_errors", "endpoint answered errors: " + "; ".join(messages) + more)
+    raise ShapeError(
+        "graphql_errors", "endpoint answered errors: " + "; ".join(quoted) + more, tuple(messages)
+    )
 
 
 def _message(state: State, error: Any) -> str:

@@ -9,7 +9,9 @@ header ``graphql-operation: TagArchiveFeedQuery``::
 
 ``timeRange`` is ``{"kind": "ALL_TIME"}``, ``{"kind": "IN_YEAR", "inYear": {"year": Y}}``
 or ``{"kind": "IN_MONTH", "inMonth": {"year": Y, "month": M}}``; ``sortOrder`` is
-``NEWEST`` or ``MOST_READ``; ``first`` is at most 100; the next page passes the
+``NEWEST`` or ``MOST_READ``; ``first`` asks for up to :data:`MAX_PAGE_SIZE` (20): Medium
+has answered every request with at most 20 edges since 2023-11, silently, whatever
+``first`` asked for (``STRUCTURE.md``, "2026"); the next page passes the
 previous ``pageInfo.endCursor`` as ``after`` (``""`` on the first page, as the
 web client sends it). The variable shapes are those of requests published in
 public scrapers; no response body was available to verify (see STRUCTURE.md),
@@ -52,8 +54,8 @@ from topics_crawler.urls import MEDIUM_ROOT
 
 OPERATION_NAME = "TagArchiveFeedQuery"
 GRAPHQL_URL = f"{MEDIUM_ROOT}/_/graphql"
-#: The largest ``first`` the endpoint accepts.
-MAX_PAGE_SIZE = 100
+#: Edges Medium answers a page at most (since 2023-11, silently, whatever ``first`` asks).
+MAX_PAGE_SIZE = 20
 #: The alias the connection is read from (``data.tagFromSlug.sortedFeed``).
 FEED_ALIAS = "sortedFeed"
 REQUEST_HEADERS = {
@@ -236,7 +238,7 @@ def read_archive_response(
         page = _page(_feed(first_result_node(body)))
         _check_cursors(page, seen_cursors)
     except ShapeError as problem:
-        return ArchiveFailure(problem.reason, problem.detail)
+        return ArchiveFailure(problem.reason, problem.detail, problem.failure.messages)
     return page
 
 

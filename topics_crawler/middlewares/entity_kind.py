@@ -14,7 +14,7 @@ from __future__ import annotations
 from scrapy import Request
 
 from topics_crawler.middlewares.render_policy import ENTITY_KIND_META
-from topics_crawler.urls import classify_url
+from topics_crawler.urls import classify_url, parse_tag_archive_url
 
 
 class EntityKindMiddleware:
@@ -24,6 +24,9 @@ class EntityKindMiddleware:
         if ENTITY_KIND_META in request.meta or request.method != "GET":
             return
         if request.meta.get("dont_obey_robotstxt"):  # robots.txt requests
+            return
+        if parse_tag_archive_url(request.url) is not None:  # a tag's archive, not its page
+            request.meta[ENTITY_KIND_META] = "tag_archive"
             return
         link = classify_url(request.url)
         if link is not None:

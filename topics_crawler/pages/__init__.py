@@ -13,6 +13,7 @@ from datetime import datetime
 from topics_crawler.items.layers import pick
 from topics_crawler.pages._completeness import browser_signal, missing_data
 from topics_crawler.pages._document import Document
+from topics_crawler.pages._off_medium import left_medium, left_medium_reason
 from topics_crawler.pages._result import (
     FetchAgain,
     FetchAgainReason,
@@ -28,7 +29,8 @@ from topics_crawler.pages.json_payload import parse_json
 from topics_crawler.pages.publication import parse_publication
 from topics_crawler.pages.story import parse_story
 from topics_crawler.pages.tag import parse_tag
-from topics_crawler.urls import classify_url
+from topics_crawler.pages.tag_archive import parse_tag_archive
+from topics_crawler.urls import classify_url, parse_tag_archive_url
 
 __all__ = [
     "PARSERS",
@@ -46,6 +48,8 @@ __all__ = [
 ]
 
 _JSON_STARTS = ("])}while(1);", "{", "[")
+#: Kinds whose page on a custom domain must show Medium's marks (:mod:`._off_medium`).
+ENTITY_PAGE_KINDS = frozenset({"story", "author", "publication"})
 
 
 def detect_kind(doc: Document) -> PageKind:
@@ -55,6 +59,8 @@ def detect_kind(doc: Document) -> PageKind:
         return "json"
     if head.startswith("<?xml") or "<rss" in head[:300]:
         return "feed"
+    if parse_tag_archive_url(doc.url) is not None:
+        return "tag_archive"
     link = classify_url(doc.url)
     if link is not None:
         return "tag" if link.kind == "tag" else link.kind
@@ -73,6 +79,7 @@ PARSERS: dict[PageKind, Callable[[Document], PageResult]] = {
     "author": parse_author,
     "publication": parse_publication,
     "tag": parse_tag,
+    "tag_archive": parse_tag_archive,
     "feed": parse_feed,
     "json": parse_json,
     "graphql": parse_graphql,
@@ -93,6 +100,8 @@ def parse_page(
     parser = PARSERS.get(page_kind)
     if parser is None:
         return PageResult(kind="unknown", url=url, errors=["unknown page kind"])
+    if page_kind in ENTITY_PAGE_KINDS and (host := left_medium(doc)) is not None:
+        return PageResult(page_kind, url, errors=[left_medium_reason(host)], off_medium=host)
     try:
         result = parser(doc)
     except Exception as exc:  # a parser bug must not crash the crawl

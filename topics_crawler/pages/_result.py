@@ -9,7 +9,9 @@ from typing import Any, Literal
 from topics_crawler.items import Item
 from topics_crawler.urls import MediumLink
 
-PageKind = Literal["story", "author", "publication", "tag", "feed", "json", "graphql", "unknown"]
+PageKind = Literal[
+    "story", "author", "publication", "tag", "tag_archive", "feed", "json", "graphql", "unknown"
+]
 #: Why a page should be fetched again: its state JSON was cut (``broken_state``: plain
 #: HTTP once more), plain HTTP lacked what the page should show (``needs_browser``), or
 #: the answer was a challenge / sign-in wall (``blocked``).
@@ -72,6 +74,9 @@ class PageResult:
     cursors: list[ListingCursor] = field(default_factory=list)
     """Paging cursors of the listings on the page (:class:`ListingCursor`), page order."""
     signals: list[FetchAgain] = field(default_factory=list)
+    off_medium: str | None = None
+    """The host, when the page was not Medium's at all: a custom domain that left Medium
+    (:mod:`topics_crawler.pages._off_medium`); the page gives nothing."""
 
     def signal(self, reason: FetchAgainReason) -> FetchAgain | None:
         """The first signal of ``reason``, or None."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from topics_crawler.pages import author, publication, story, tag
+from topics_crawler.pages import author, publication, story, tag, tag_archive
 from topics_crawler.pages._result import PageResult
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ CORE_FIELDS: dict[str, tuple[str, ...]] = {
     "story": story.CORE_FIELDS,
     "author": author.EXPECTED_FIELDS,
     "publication": publication.EXPECTED_FIELDS,
+    "tag_archive": tag_archive.CORE_FIELDS,
 }
 PAGES_STAT = "coverage/{kind}/pages"
 FOUND_STAT = "coverage/{kind}/found/{field}"

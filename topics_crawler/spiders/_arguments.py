@@ -2,27 +2,35 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, Literal
 
-from topics_crawler.graphql import SortOrder
 from topics_crawler.urls import classify_url, tag_url
 
 FOLLOW_CHOICES = ("stories", "authors", "publications")
-#: ``-a history`` values → the archive feed's sort order.
-HISTORY_CHOICES: dict[str, SortOrder] = {"newest": "NEWEST", "most_read": "MOST_READ"}
+#: How a tag's history is listed: the GraphQL archive feed in one of its sort orders
+#: (the day archive standing in when Medium refuses it), or the day archive alone.
+HistoryMode = Literal["NEWEST", "MOST_READ", "ARCHIVE"]
+#: ``-a history`` values → the history's mode.
+HISTORY_CHOICES: dict[str, HistoryMode] = {
+    "newest": "NEWEST",
+    "most_read": "MOST_READ",
+    "archive": "ARCHIVE",
+}
 #: Medium opened in August 2012; an earlier ``since`` is a typo.
 FIRST_YEAR = 2012
-_SINCE_RE = re.compile(r"^(\d{4})-(\d{2})$")
+_DAY_RE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 _TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
 
 
 #: The spider's ``-a`` arguments; any other is reported and ignored.
 SPIDER_ARGUMENTS = frozenset(
-    {"tags", "start_urls", "max_stories", "follow", "history", "since", "responses", "source"}
+    {"tags", "start_urls", "max_stories", "follow", "history", "since", "until", "responses"}
+    | {"source"}
     | {"related_depth", "max_tags", "author_stories"}
 )
 #: Deepest ``-a related_depth`` (each hop multiplies the tags by about ten).
@@ -54,10 +62,14 @@ class CrawlOptions:
     """Which links to follow: ``stories``, ``authors``, ``publications``."""
     ignored: dict[str, Any] = field(default_factory=dict)
     """Arguments the spider does not know (reported in the log, never fatal)."""
-    history: SortOrder | None = None
-    """Page each tag's whole archive over GraphQL in this order (None: tag pages only)."""
-    since: tuple[int, int] | None = None
-    """``(year, month)``: the history starts with that month (None: all time)."""
+    history: HistoryMode | None = None
+    """List each tag's whole history: over GraphQL in this order (``NEWEST``, ``MOST_READ``;
+    the day archive standing in when Medium refuses it), or through the day archive alone
+    (``ARCHIVE``); None: tag pages only."""
+    since: date | None = None
+    """First day of the history (``-a since=YYYY-MM[-DD]``; None: from the start)."""
+    until: date | None = None
+    """Last day of the history (``-a until=YYYY-MM[-DD]``; None: to today)."""
     responses: int = 0
     """Responses (replies included) fetched per story over GraphQL; 0: none."""
     source: str = "tags"
@@ -89,6 +101,7 @@ class CrawlOptions:
         *,
         history: str | None = None,
         since: str | None = None,
+        until: str | None = None,
         responses: str | int | None = None,
         source: str | None = None,
         related_depth: str | int | None = None,
@@ -103,9 +116,12 @@ class CrawlOptions:
             raise SpiderArgumentError(NO_TAGS)
         ignored = {k: v for k, v in (extra or {}).items() if not k.startswith("_")}
         sort_order = _parse_history(history)
-        month = _parse_since(since, today or datetime.now(UTC).date())
-        if month is not None and sort_order is None:
-            raise SpiderArgumentError("since: only applies with -a history=newest|most_read")
+        first, last = _parse_range(since, until, today or datetime.now(UTC).date())
+        for name, value in (("since", first), ("until", last)):
+            if value is not None and sort_order is None:
+                raise SpiderArgumentError(
+                    f"{name}: only applies with -a history={'|'.join(HISTORY_CHOICES)}"
+                )
         source_choice = _parse_source(source, sort_order)
         depth = _whole_number("related_depth", related_depth, 0, MAX_RELATED_DEPTH) or 0
         tag_cap = _parse_max_tags(max_tags, depth, len(tag_urls))
@@ -117,7 +133,8 @@ class CrawlOptions:
             follow=_parse_follow(follow),
             ignored=ignored,
             history=sort_order,
-            since=month,
+            since=first,
+            until=last,
             responses=_parse_responses(responses),
             source=source_choice,
             related_depth=depth,
@@ -186,7 +203,7 @@ def _parse_follow(value: str | None) -> frozenset[str]:
     return frozenset(chosen)
 
 
-def _parse_history(value: str | None) -> SortOrder | None:
+def _parse_history(value: str | None) -> HistoryMode | None:
     if value is None or value == "":
         return None
     choice = HISTORY_CHOICES.get(value.strip().lower())
@@ -197,18 +214,41 @@ def _parse_history(value: str | None) -> SortOrder | None:
     return choice
 
 
-def _parse_since(value: str | None, today: date) -> tuple[int, int] | None:
+def _parse_day(name: str, value: str | None, *, last: bool) -> date | None:
+    """``YYYY-MM`` (its first day, or its ``last`` day) or ``YYYY-MM-DD``; None when empty."""
     if value is None or value == "":
         return None
-    match = _SINCE_RE.match(value.strip())
-    month = (int(match.group(1)), int(match.group(2))) if match else None
-    if month is None or not 1 <= month[1] <= 12:
-        raise SpiderArgumentError(f"since: {value!r} is not a month as YYYY-MM (2024-06)")
-    if month > (today.year, today.month):
-        raise SpiderArgumentError(f"since: {value} is in the future (today is {today:%Y-%m-%d})")
-    if month[0] < FIRST_YEAR:
+    match = _DAY_RE.match(value.strip())
+    try:
+        if match is None:
+            raise ValueError(value)
+        year, month = int(match.group(1)), int(match.group(2))
+        day = int(match.group(3)) if match.group(3) else None
+        if day is None:
+            day = calendar.monthrange(year, month)[1] if last else 1
+        return date(year, month, day)
+    except ValueError:
+        raise SpiderArgumentError(
+            f"{name}: {value!r} is not a month or a day as YYYY-MM or YYYY-MM-DD (2024-06, "
+            "2024-06-15)"
+        ) from None
+
+
+def _parse_range(
+    since: str | None, until: str | None, today: date
+) -> tuple[date | None, date | None]:
+    """The history's first and last day (each None when not given), checked."""
+    first = _parse_day("since", since, last=False)
+    last = _parse_day("until", until, last=True)
+    if first is not None and first > today:
+        raise SpiderArgumentError(f"since: {since} is in the future (today is {today:%Y-%m-%d})")
+    if first is not None and first.year < FIRST_YEAR:
         raise SpiderArgumentError(f"since: Medium has no stories before {FIRST_YEAR}")
-    return month
+    if last is not None and last.year < FIRST_YEAR:
+        raise SpiderArgumentError(f"until: Medium has no stories before {FIRST_YEAR}")
+    if first is not None and last is not None and last < first:
+        raise SpiderArgumentError(f"until: {until} is before since ({since})")
+    return first, last
 
 
 #: Most responses per story ``-a responses`` accepts (a thread beyond is not a sample).
@@ -230,7 +270,7 @@ def _parse_responses(value: str | int | None) -> int:
 SOURCE_CHOICES = ("tags", "feed")
 
 
-def _parse_source(value: str | None, history: SortOrder | None) -> str:
+def _parse_source(value: str | None, history: HistoryMode | None) -> str:
     if value is None or value == "":
         return "tags"
     choice = value.strip().lower()

@@ -17,7 +17,9 @@ Every archive page is read strictly. An unusable one (HTTP error, not JSON, Grap
 an unexpected shape, a cursor that comes back, a stream page the JSON parser cannot read)
 stops that author's archive: ``author_archive/failed/<reason>`` is counted, the URL logged and
 a line written to ``failures.jsonl`` (kind ``author_archive``); nothing else is touched. Each
-answer counts in ``parse/pages/author_archive`` for the crawl health check.
+answer counts in ``parse/pages/author_archive`` for the crawl health check. GraphQL ``errors``
+are drift (:mod:`topics_crawler.graphql.drift`): counted as ``graphql/drift/UserArchivePostsQuery``,
+they fail the crawl's health verdict (exit status 1), since no other listing stands in.
 
 Stats: ``author_archive/authors``, ``author_archive/no_cursor``, ``author_archive/requests``,
 ``author_archive/pages``, ``author_archive/stories``, ``author_archive/done``,
@@ -38,11 +40,13 @@ from twisted.python.failure import Failure
 from topics_crawler import settings as defaults
 from topics_crawler.graphql import ArchivePage, archive_result
 from topics_crawler.graphql.author_archive import (
+    OPERATION_NAME,
     ArchiveReadFailure,
     PageRequest,
     next_page_request,
     read_user_posts,
 )
+from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
 from topics_crawler.items import Author
 from topics_crawler.items.values import format_timestamp
 from topics_crawler.pages import ListingCursor, PageResult, parse_page
@@ -135,7 +139,8 @@ class AuthorArchivePager(Pager[AuthorArchive]):
         self.stats.inc_value("parse/pages/author_archive")  # the crawl health's page count
         read = self._read_page(response, archive)
         if isinstance(read, ArchiveReadFailure):
-            self.fail(archive, page_url(response.meta, response.url), read.reason, read.detail)
+            detail = failure_detail(self.stats, OPERATION_NAME, read)
+            self.fail(archive, page_url(response.meta, response.url), read.reason, detail)
             return None, 0, iter(())
         result, cursor = read
         take = min(len(result.links_of("story")), self.limit - archive.taken)
@@ -217,6 +222,8 @@ class AuthorArchivePager(Pager[AuthorArchive]):
                 "entity_kind": "author_archive",
                 ARCHIVE_FORM_META: page.form,
                 ARCHIVE_STATE_META: archive.copy(),
+                # Medium refuses an operation off its schema with 400 and `errors`: read them.
+                "handle_httpstatus_list": GRAPHQL_ERROR_STATUSES if page.form == "state" else [],
             },
         )
 

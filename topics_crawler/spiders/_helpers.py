@@ -13,6 +13,8 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
+from topics_crawler.middlewares.blocked import BlockedPage
+from topics_crawler.middlewares.refused import SiteRefused
 from topics_crawler.urls import is_medium_domain
 
 if TYPE_CHECKING:
@@ -60,6 +62,8 @@ def failure_reason(failure: Failure) -> str:
     raises from carries the ``decompressed_size`` it reached)."""
     if isinstance(failure.value, DownloadCancelledError) or _decompressed_too_large(failure.value):
         return "too_large"
+    if isinstance(failure.value, BlockedPage | SiteRefused):
+        return failure.value.reason  # challenge, signin_wall, waf, refused_by_site
     name = type(failure.value).__name__
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

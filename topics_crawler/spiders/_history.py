@@ -1,9 +1,9 @@
 """Tag history: page a tag's whole archive over GraphQL (plain HTTP POST, no browser).
 
 For each tag, :class:`HistoryPager` walks the time ranges of the crawl newest
-first (``-a since=YYYY-MM``: the months left in that year, then whole years up
-to the current one; no ``since``: all time), each through cursor pages of
-``HISTORY_PAGE_SIZE`` posts, until the listing ends, ``max_stories`` posts are
+first (``-a since``/``-a until``: whole years where they are whole, months at the ends;
+neither: all time), each through cursor pages of ``HISTORY_PAGE_SIZE`` posts (20: what
+Medium answers at most), until the listing ends, ``max_stories`` posts are
 taken or ``HISTORY_MAX_PAGES`` pages were read. Ranges are paged one after
 another, so ``max_stories`` keeps the newest ones.
 
@@ -16,11 +16,13 @@ response continues from the state that came with it, so ``max_stories``,
 across a JOBDIR resume).
 
 Every response is validated (:func:`~topics_crawler.graphql.read_archive_response`);
-on the first unusable one (GraphQL errors, an unexpected shape, a cursor that
-comes back, an HTTP failure) the tag's paging stops with a logged reason,
-``history/failed/<reason>`` is counted, and the tag page is requested again
-with ``meta["render_reason"] = "history_fallback"`` so the browser path (the
-render policy, which scrolls the tag page) can take over.
+on the first unusable one (a 403 or a challenge where Medium refuses GraphQL, GraphQL
+``errors`` — drift, :mod:`topics_crawler.graphql.drift` —, an unexpected shape, a cursor
+that comes back, an HTTP failure) the tag's paging stops with a logged reason,
+``history/failed/<reason>`` is counted and written to ``failures.jsonl``, and the tag is
+listed again from the start through its day archive (:mod:`topics_crawler.spiders._day_archive`,
+``history/switched_to_day_archive``). A pager built without that stand-in requests the tag
+page again with ``meta["render_reason"] = "history_fallback"``, for the browser path.
 
 Listing requests go before the story pages they produce, until more than
 ``QUEUE_AHEAD_PAGES`` pages' worth of requests wait in the scheduler: then the next one
@@ -33,10 +35,13 @@ of the stories it listed, and the queue (each request holding its card) stays a 
 pages long however large the archive.
 
 Stats: ``history/requests``, ``history/pages``, ``history/stories``,
-``history/done``, ``history/stopped/page_cap``, ``history/failed/<reason>``,
-``history/fallback``, ``history/ignored_responses``, ``history/waited_for_queue``
-(listing requests put behind the waiting ones), ``history/queue_unknown`` (listing
-requests made while the scheduler could not say how many wait: no ``len()``).
+``history/done``, ``history/source/graphql`` (tags the GraphQL listing completed),
+``history/stopped/page_cap``, ``history/failed/<reason>``,
+``history/switched_to_day_archive``, ``history/out_of_range`` (posts of the ranges' months
+outside the ``since``/``until`` days), ``history/fallback``, ``history/ignored_responses``,
+``history/waited_for_queue`` (listing requests put behind the waiting ones),
+``history/queue_unknown`` (listing requests made while the scheduler could not say how many
+wait: no ``len()``).
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SI
 from topics_crawler.graphql import (
     GRAPHQL_URL,
     MAX_PAGE_SIZE,
+    OPERATION_NAME,
     REQUEST_HEADERS,
     ArchiveFailure,
     ArchivePage,
@@ -65,14 +71,22 @@ from topics_crawler.graphql import (
     read_archive_response,
     tag_archive_body,
 )
-from topics_crawler.items.values import format_timestamp
+from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
+from topics_crawler.items.values import format_timestamp, parse_timestamp
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.middlewares.render_policy import HISTORY_FALLBACK
 from topics_crawler.pages import PageResult
 from topics_crawler.scheduling.queue_length import requests_waiting
-from topics_crawler.spiders._arguments import CrawlOptions
+from topics_crawler.spiders._arguments import FIRST_YEAR, CrawlOptions
 from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
-from topics_crawler.spiders._paging import Callbacks, Pager, PagerArguments, PagingState
+from topics_crawler.spiders._paging import (
+    Callbacks,
+    Pager,
+    PagerArguments,
+    PagingState,
+    ReportingSpider,
+    failure_report,
+)
 
 #: Request meta key: the tag slug a listing request pages.
 HISTORY_TAG_META = "history_tag"
@@ -87,22 +101,34 @@ QUEUE_AHEAD_PAGES = 4
 
 #: How many requests wait in the scheduler now (None: it cannot say).
 WaitingCount = Callable[[], int | None]
+#: ``stand_in(listing, why)``: the requests that list a tag whose GraphQL listing failed.
+StandIn = Callable[["TagListing", str], Iterator[Request]]
 
 
-def history_ranges(since: tuple[int, int] | None, today: date) -> list[TimeRange]:
-    """Time ranges covering ``since`` (year, month) to today, newest first, in as few
-    requests as possible: whole years, and months only for the part of the first year
-    (and of the current year, when ``since`` is in it) that is not a whole year."""
-    if since is None:
+def history_ranges(since: date | None, until: date | None, today: date) -> list[TimeRange]:
+    """Time ranges covering the months of ``since`` to ``until`` (None: from Medium's first
+    year / to today), newest first, in as few requests as possible: whole years, and months
+    only for the part of the first and last years that is not a whole year (the current
+    year counts as whole when the range runs to today: it has no later stories)."""
+    if since is None and until is None:
         return [TimeRange.all_time()]
-    first_year, first_month = since
-    ranges = [TimeRange.in_year(year) for year in range(today.year, first_year, -1)]
-    if first_month == 1:
-        ranges.append(TimeRange.in_year(first_year))
+    first = since or date(FIRST_YEAR, 1, 1)
+    last = min(until or today, today)
+    open_end = until is None or until >= today
+    ends_year = open_end or last.month == 12
+    if first.year == last.year:
+        if first.month == 1 and ends_year:
+            return [TimeRange.in_year(first.year)]
+        return [TimeRange.in_month(first.year, m) for m in range(last.month, first.month - 1, -1)]
+    if ends_year:
+        ranges = [TimeRange.in_year(last.year)]
     else:
-        last_month = today.month if first_year == today.year else 12
-        months = range(last_month, first_month - 1, -1)
-        ranges += [TimeRange.in_month(first_year, month) for month in months]
+        ranges = [TimeRange.in_month(last.year, m) for m in range(last.month, 0, -1)]
+    ranges += [TimeRange.in_year(year) for year in range(last.year - 1, first.year, -1)]
+    if first.month == 1:
+        ranges.append(TimeRange.in_year(first.year))
+    else:
+        ranges += [TimeRange.in_month(first.year, m) for m in range(12, first.month - 1, -1)]
     return ranges
 
 
@@ -131,14 +157,24 @@ class TagListing(PagingState):
         return self.ranges[0]
 
 
-class HistorySpider(OptionsSpider, Protocol):
-    """What the history pager needs of the spider: its listing callbacks, and the tag
-    page's for the fallback."""
+class StandInWalk(Protocol):
+    """What stands in for a failed GraphQL listing (the day-archive walk,
+    :class:`~topics_crawler.spiders._day_archive.DayArchiveWalker`): it starts a tag's walk."""
+
+    def start(self, tag: str, tag_url: str, why: str | None = None) -> Request: ...
+
+
+class HistorySpider(ReportingSpider, OptionsSpider, Protocol):
+    """What the history pager needs of the spider: its listing callbacks, the tag page's
+    for the fallback, and the day-archive walk that stands in for a failed listing."""
 
     def parse_history(self, response: Response) -> Iterator[Any]: ...
     def on_history_error(self, failure: Failure) -> Iterator[Any]: ...
     def parse_tag(self, response: Response) -> Iterator[Any]: ...
     def on_error(self, failure: Failure) -> Iterator[Any]: ...
+
+    @property
+    def day_archive(self) -> StandInWalk | None: ...
 
 
 class HistoryPager(Pager[TagListing]):
@@ -155,11 +191,17 @@ class HistoryPager(Pager[TagListing]):
         fallback: Callbacks,
         waiting: WaitingCount,
         page_size: int,
+        days: tuple[date | None, date | None] = (None, None),
+        stand_in: StandIn | None = None,
         **shape: Unpack[PagerArguments],
     ) -> None:
         super().__init__(**shape)
         self.sort_order = sort_order
         self.ranges = ranges
+        self.since, self.until = days
+        """The first and last day of the history (the ranges' months may be wider)."""
+        self.stand_in = stand_in
+        """Lists a tag another way when its GraphQL listing fails (the day archive)."""
         self.fallback = fallback
         """The tag page's callbacks, for the fallback request."""
         self.waiting = waiting
@@ -167,15 +209,24 @@ class HistoryPager(Pager[TagListing]):
 
     @classmethod
     def from_spider(cls, spider: HistorySpider) -> HistoryPager | None:
-        """The pager of ``-a history`` crawls (None without it)."""
+        """The pager of ``-a history=newest|most_read`` crawls (None without it), the day
+        archive standing in for a tag whose GraphQL listing fails."""
         options, crawler = spider.options, spider.crawler
-        if options.history is None:
+        if options.history is None or options.history == "ARCHIVE":
             return None
         settings = crawler.settings
         assert crawler.stats is not None
+        walker = spider.day_archive
         return cls(
             sort_order=options.history,
-            ranges=history_ranges(options.since, datetime.now(UTC).date()),
+            ranges=history_ranges(options.since, options.until, datetime.now(UTC).date()),
+            days=(options.since, options.until),
+            stand_in=(
+                (lambda listing, why: iter([walker.start(listing.tag, listing.tag_url, why)]))
+                if walker is not None
+                else None
+            ),
+            report=failure_report(spider, "history"),
             fallback=Callbacks(spider.parse_tag, spider.on_error),
             waiting=lambda: requests_waiting(crawler),
             page_size=settings.getint("HISTORY_PAGE_SIZE", defaults.HISTORY_PAGE_SIZE),
@@ -199,8 +250,11 @@ class HistoryPager(Pager[TagListing]):
             return None, iter(())
         page = read_archive_response(response.body, listing.seen_cursors)
         if isinstance(page, ArchiveFailure):
-            return None, self.fail(listing, page.reason, page.detail)
-        nodes = page.nodes[: self.remaining(listing)]
+            return None, self.fail(listing, page.reason, self._detail(page))
+        nodes = [node for node in page.nodes if self._in_range(node)]
+        if len(nodes) < len(page.nodes):
+            self.stats.inc_value("history/out_of_range", len(page.nodes) - len(nodes))
+        nodes = nodes[: self.remaining(listing)]
         listing.pages += 1
         listing.taken += len(nodes)
         listing.seen_cursors = [*listing.seen_cursors, *page.cursors][-SEEN_CURSORS_KEPT:]
@@ -218,9 +272,19 @@ class HistoryPager(Pager[TagListing]):
         return self.fail(listing, reason, failure.getErrorMessage())
 
     def fail(self, listing: TagListing, reason: str, detail: str) -> Iterator[Request]:
-        """Stop paging the tag for ``reason`` and hand the tag page to the browser path."""
+        """Stop paging the tag over GraphQL for ``reason`` (counted, logged, reported) and
+        list it another way: through the day archive when one stands in, else the tag page
+        in the browser."""
         tag = listing.tag
         self.stats.inc_value(f"history/failed/{reason}")
+        if self.report is not None:
+            self.report(listing.tag_url, reason, detail)
+        if self.stand_in is not None:
+            self.stats.inc_value("history/switched_to_day_archive")
+            why = f"GraphQL {OPERATION_NAME} failed after {listing.pages} page(s): {reason}"
+            self.logger.error("History of tag %s: %s: %s", tag, why, detail)
+            yield from self.stand_in(listing, why)
+            return
         self.stats.inc_value("history/fallback")
         self.logger.error(
             "History of tag %s (%s, %s) stopped after %d page(s): %s: %s; "
@@ -250,8 +314,25 @@ class HistoryPager(Pager[TagListing]):
             return self._finish(listing, "listing complete")
         return iter([self._request(listing)])
 
+    def _detail(self, failure: ArchiveFailure) -> str:
+        return failure_detail(self.stats, OPERATION_NAME, failure)
+
+    def _in_range(self, node: dict[str, Any]) -> bool:
+        """A listed post published within the history's days (the time ranges are whole
+        months: a ``since``/``until`` day inside one leaves some out); kept when undated."""
+        if self.since is None and self.until is None:
+            return True
+        published = parse_timestamp(node.get("firstPublishedAt"))[0]
+        if published is None:
+            return True
+        day = date.fromisoformat(published[:10])
+        return (self.since is None or day >= self.since) and (
+            self.until is None or day <= self.until
+        )
+
     def _finish(self, listing: TagListing, why: str) -> Iterator[Request]:
         self.stats.inc_value("history/done")
+        self.stats.inc_value("history/source/graphql")
         self.logger.info(
             "History of tag %s done (%s): %d stories in %d page(s)",
             listing.tag, why, listing.taken, listing.pages,
@@ -259,15 +340,7 @@ class HistoryPager(Pager[TagListing]):
         return iter(())
 
     def _priority(self) -> int:
-        """:data:`LISTING_PRIORITY`, or below the story pages when more than
-        :data:`QUEUE_AHEAD_PAGES` pages' worth of requests wait in the scheduler."""
-        waiting = self.waiting()
-        if waiting is None:
-            self.stats.inc_value("history/queue_unknown")
-        elif waiting > QUEUE_AHEAD_PAGES * self.page_size:
-            self.stats.inc_value("history/waited_for_queue")
-            return -LISTING_PRIORITY
-        return LISTING_PRIORITY
+        return listing_priority(self.waiting(), self.page_size, self.stats, "history")
 
     def _request(self, listing: TagListing) -> Request:
         self.stats.inc_value("history/requests")
@@ -288,8 +361,25 @@ class HistoryPager(Pager[TagListing]):
                 "entity_kind": "history",
                 HISTORY_TAG_META: listing.tag,
                 HISTORY_STATE_META: listing.copy(),
+                # Medium refuses an operation off its schema with 400 and `errors`: read them.
+                "handle_httpstatus_list": GRAPHQL_ERROR_STATUSES,
             },
         )
+
+
+def listing_priority(
+    waiting: int | None, page_stories: int, stats: StatsCollector, name: str
+) -> int:
+    """A listing request's priority: :data:`LISTING_PRIORITY` (before the story pages), or
+    below them when more than :data:`QUEUE_AHEAD_PAGES` pages' worth (``page_stories`` a
+    page) of requests wait in the scheduler (``<name>/waited_for_queue``;
+    ``<name>/queue_unknown`` when it cannot say)."""
+    if waiting is None:
+        stats.inc_value(f"{name}/queue_unknown")
+    elif waiting > QUEUE_AHEAD_PAGES * page_stories:
+        stats.inc_value(f"{name}/waited_for_queue")
+        return -LISTING_PRIORITY
+    return LISTING_PRIORITY
 
 
 def fallback_request(tag_url: str, callbacks: Callbacks) -> Request:
@@ -311,8 +401,8 @@ def count_expected_history(
 ) -> None:
     """Add a tag page's story count (capped by ``options.max_stories``) to the history's
     known size, which the progress line turns into a share done and an ETA. Only for
-    all-time histories: the count of a ``since`` range is not on the page."""
-    if options.since is not None:
+    all-time histories: the count of a ``since``/``until`` range is not on the page."""
+    if options.since is not None or options.until is not None:
         return
     for page in result.items_of("tag_page"):
         count = getattr(page, "story_count", None)

@@ -99,13 +99,23 @@ class ReportingSpider(Protocol):
     """What a pager that reports its failures needs of the spider."""
 
     def report_failure(
-        self, url: str, kind: str, status: int | None, reason: str, meta: dict[str, Any]
+        self,
+        url: str,
+        kind: str,
+        status: int | None,
+        reason: str,
+        meta: dict[str, Any],
+        *,
+        detail: str | None = None,
     ) -> None: ...
 
 
 def failure_report(spider: ReportingSpider, kind: str) -> Report:
-    """``report(url, reason, detail)`` sending the spider's ``page_failed`` for ``kind``."""
-    return lambda url, reason, _detail: spider.report_failure(url, kind, None, reason, {})
+    """``report(url, reason, detail)`` sending the spider's ``page_failed`` for ``kind`` (the
+    detail goes to ``failures.jsonl``: a GraphQL drift line names the operation there)."""
+    return lambda url, reason, detail: spider.report_failure(
+        url, kind, None, reason, {}, detail=detail
+    )
 
 
 State = TypeVar("State", bound=PagingState)

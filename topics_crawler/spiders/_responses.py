@@ -10,7 +10,10 @@ Every answer is read strictly
 (:func:`~topics_crawler.graphql.post_responses.read_responses`).
 An unusable answer or a failed request stops that story's responses with a logged
 reason, ``responses/failed/<reason>`` in the stats and a line in ``failures.jsonl``
-(the ``page_failed`` signal, kind ``responses``); the story itself is never touched.
+(the ``page_failed`` signal, kind ``responses``); the story itself is never touched. An answer
+of ``errors`` is drift (:mod:`topics_crawler.graphql.drift`): the operation no longer passes
+Medium's schema, so every story's responses would fail the same way; it is counted as
+``graphql/drift/PostResponsesQuery`` and fails the crawl's health verdict (exit status 1).
 Each answer counts as a page in ``parse/pages/responses``, so the crawl health check
 (``HEALTH_MAX_FAILURE_RATIO``) weighs failed answers against answers read.
 
@@ -38,7 +41,9 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler.graphql import GRAPHQL_URL
+from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
 from topics_crawler.graphql.post_responses import (
+    OPERATION_NAME,
     PAGE_SIZE,
     REQUEST_HEADERS,
     ResponsesFailure,
@@ -130,7 +135,7 @@ class ResponsesFetcher(Pager[Thread]):
             limit=self.limit - thread.taken,
         )
         if isinstance(page, ResponsesFailure):
-            self.fail(response.meta, page.reason, page.detail)
+            self.fail(response.meta, page.reason, failure_detail(self.stats, OPERATION_NAME, page))
             return
         thread.pages += 1
         thread.taken += len(page.rows)
@@ -182,5 +187,7 @@ class ResponsesFetcher(Pager[Thread]):
                 "entity_kind": "responses",
                 RESPONSES_STORY_META: thread.story_id,
                 RESPONSES_THREAD_META: thread.copy(),
+                # Medium refuses an operation off its schema with 400 and `errors`: read them.
+                "handle_httpstatus_list": GRAPHQL_ERROR_STATUSES,
             },
         )

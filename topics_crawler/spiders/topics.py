@@ -10,6 +10,7 @@ gaps there, and is yielded as it is if that page cannot be fetched.
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
     scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
+    scrapy crawl topics -a tags=llm -a history=archive -a since=2026-09-01 -a until=2026-09-07
     scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
     scrapy crawl topics -a tags=llm -a source=feed -s DATASET_DIR=data/llm   # only what is new
     scrapy crawl topics -a tags=llm -a related_depth=2 -a max_tags=50   # the topic graph
@@ -23,6 +24,7 @@ and ``scrapy shell <url>`` fetches it as a crawl would (see
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Self
 
@@ -46,6 +48,7 @@ from topics_crawler.spiders._arguments import (
     SpiderArgumentError,
 )
 from topics_crawler.spiders._author_archive import AuthorArchivePager
+from topics_crawler.spiders._day_archive import DayArchiveWalker
 from topics_crawler.spiders._feed import FeedSource
 from topics_crawler.spiders._helpers import (
     failure_status,
@@ -58,12 +61,15 @@ from topics_crawler.spiders._history import (
     count_expected_history,
     is_history_fallback,
 )
+from topics_crawler.spiders._left_medium import LeftMediumHosts
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.spiders._related import TagWalker
 from topics_crawler.spiders._responses import ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
+#: Failure reasons of pages the site refused for good (logged once per host, as one line).
+REFUSED_REASONS = frozenset({"waf", "refused_by_site"})
 
 
 class TopicsSpider(Spider):
@@ -86,12 +92,17 @@ class TopicsSpider(Spider):
         self.feeds: FeedSource | None = None
         #: Walks related tags breadth first (``-a related_depth=N``).
         self.walker: TagWalker | None = None
-        #: Pages tag histories over GraphQL (``-a history``).
+        #: Walks tag histories through their day archives (``-a history``: the listing of
+        #: ``history=archive``, the stand-in of the GraphQL one otherwise).
+        self.day_archive: DayArchiveWalker | None = None
+        #: Pages tag histories over GraphQL (``-a history=newest|most_read``).
         self.history: HistoryPager | None = None
         #: Pages each followed author's archive (``-a author_stories=N``).
         self.archives: AuthorArchivePager | None = None
         #: Fetches each story's responses (``-a responses=N``).
         self.threads: ResponsesFetcher | None = None
+        #: Hosts whose pages were not Medium's: named once, their links not followed.
+        self.left_medium: LeftMediumHosts
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -105,9 +116,11 @@ class TopicsSpider(Spider):
         self.refetcher = Refetcher.from_spider(self)
         self.feeds = FeedSource.from_spider(self)
         self.walker = TagWalker.from_spider(self)
-        self.history = HistoryPager.from_spider(self)
+        self.day_archive = DayArchiveWalker.from_spider(self)
+        self.history = HistoryPager.from_spider(self)  # after the walk: it stands in
         self.archives = AuthorArchivePager.from_spider(self)
         self.threads = ResponsesFetcher.from_spider(self)
+        self.left_medium = LeftMediumHosts.from_spider(self)
 
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
@@ -151,6 +164,8 @@ class TopicsSpider(Spider):
         yield Request(url, callback=self.parse_tag, errback=self.on_error, meta=meta)
         if self.history is not None:
             yield self.history.start(slug, url)
+        elif self.day_archive is not None:  # -a history=archive
+            yield self.day_archive.start(slug, url)
 
     # --- callbacks ---------------------------------------------------------------
 
@@ -193,9 +208,10 @@ class TopicsSpider(Spider):
         for page in pages:
             yield page
             yield from tag_edges(page)  # the topic map the page shows
-        if self.history is not None and not is_history_fallback(response):
+        history = self.options.history is not None
+        if history and not is_history_fallback(response):
             count_expected_history(self.crawler.stats, result, self.options)
-        if self.history is None or is_history_fallback(response):
+        if not history or is_history_fallback(response):
             yield from self.take_stories(result, self.options.max_stories)
         # else the tag's stories come from its history listing
         yield from self.follow_entities(result, ("author", "publication"))
@@ -214,6 +230,21 @@ class TopicsSpider(Spider):
         """A listing request failed for good (HTTP error, timeout): fall back like a bad page."""
         assert self.history is not None, "listing requests exist only with a pager"
         yield from self.history.failed(failure)
+
+    def parse_day_archive(self, response: Response) -> Iterator[Item | Request]:
+        """One page of a tag's day archive: the day's stories like tag-page cards, then the
+        next page of the walk (or, when the walk cannot go on, the tag page for the browser)."""
+        assert self.day_archive is not None, "archive requests exist only with a walker"
+        result, follow_up = self.day_archive.read(response)
+        yield from follow_up
+        if result is not None:
+            yield from self.take_stories(result, None)
+            yield from self.follow_entities(result, ("author", "publication"))
+
+    def on_day_archive_error(self, failure: Failure) -> Iterator[Request]:
+        """An archive request failed for good (HTTP error, timeout): the walk stops."""
+        assert self.day_archive is not None, "archive requests exist only with a walker"
+        yield from self.day_archive.failed(failure)
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
         for output in self.parse_entity(response, "story", known, follow=("author", "publication")):
@@ -267,7 +298,9 @@ class TopicsSpider(Spider):
         status, reason = failure_status(failure)
         url = request.meta.get(CANONICAL_URL_META, request.url)
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
-        self.logger.error("Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
+        # a page the site refused: its host's one line (middlewares/refused.py) said why
+        level = logging.WARNING if reason in REFUSED_REASONS else logging.ERROR
+        self.logger.log(level, "Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
         self.report_failure(url, kind, status, reason, request.meta)
         known = request.cb_kwargs.get("known")
         if known is not None:
@@ -295,6 +328,11 @@ class TopicsSpider(Spider):
         kind = kind or result.kind
         stats = self.crawler.stats
         stats.inc_value(f"parse/pages/{kind}")
+        if result.off_medium is not None:  # a host that left Medium: one line per host
+            url = response.meta.get(CANONICAL_URL_META, response.url)
+            self.left_medium.record(result.off_medium, url)
+            self.report_failure(url, kind, response.status, "left_medium", response.meta)
+            return result
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
@@ -320,9 +358,17 @@ class TopicsSpider(Spider):
         yield from self.follow_entities(result, follow)
 
     def report_failure(
-        self, url: str, kind: str, status: int | None, reason: str, meta: dict[str, Any]
+        self,
+        url: str,
+        kind: str,
+        status: int | None,
+        reason: str,
+        meta: dict[str, Any],
+        *,
+        detail: str | None = None,
     ) -> None:
-        """Send ``page_failed`` for a page that could not be turned into data, for good."""
+        """Send ``page_failed`` for a page that could not be turned into data, for good
+        (``detail``: a sentence for ``failures.jsonl``, e.g. a GraphQL drift line)."""
         self.crawler.signals.send_catch_log(
             signal=page_failed,
             url=url,
@@ -330,6 +376,7 @@ class TopicsSpider(Spider):
             status=status,
             reason=reason,
             attempts=meta.get("retry_times", 0) + 1,
+            detail=detail,
             spider=self,
         )
 
@@ -355,10 +402,15 @@ class TopicsSpider(Spider):
             if kind in kinds:
                 yield item  # data from the page state without a link to follow
 
-    def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Request]:
+    def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Any]:
         """A request for the entity's page; its fingerprint is the entity's identity
         (:mod:`topics_crawler.items.merge`), so the dupefilter lets one request per entity through
-        (aliases of the same story share its id) and the spider keeps no set of its own."""
+        (aliases of the same story share its id) and the spider keeps no set of its own.
+        A link to a host that left Medium is not fetched: what was known is yielded."""
+        if self.left_medium.skips(link.url):
+            if known is not None:
+                yield known
+            return
         meta: dict[str, Any] = {"entity_kind": link.kind}
         identity = link_identity(link.kind, link.key)
         if identity is not None:
