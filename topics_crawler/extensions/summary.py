@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Self
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
+from topics_crawler import settings as defaults
 from topics_crawler.errors import NOTHING_TO_DO_STAT, ExitCode, exit_code
 from topics_crawler.extensions.health import known_already
 from topics_crawler.items import ITEM_CLASSES
@@ -97,7 +98,7 @@ class RunSummary:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        if not crawler.settings.getbool("SUMMARY_ENABLED", True):
+        if not crawler.settings.getbool("SUMMARY_ENABLED", defaults.SUMMARY_ENABLED):
             raise NotConfigured("SUMMARY_ENABLED is off")
         assert crawler.stats is not None
         extension = cls(crawler.stats, crawler.settings)

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Self
 
+from topics_crawler import settings as defaults
+
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
@@ -42,9 +44,9 @@ class RatePolicy:
         return cls(
             ceilings={
                 str(host).lower(): float(value)
-                for host, value in settings.getdict("RATE_CEILINGS", dict(default.ceilings)).items()
+                for host, value in settings.getdict("RATE_CEILINGS", defaults.RATE_CEILINGS).items()
             },
-            default_ceiling=settings.getfloat("RATE_CEILING", default.default_ceiling),
+            default_ceiling=settings.getfloat("RATE_CEILING", defaults.RATE_CEILING),
             decrease=settings.getfloat("RATE_DECREASE", default.decrease),
             increase=settings.getfloat("RATE_INCREASE", default.increase),
             fast_increase=settings.getfloat("RATE_FAST_INCREASE", default.fast_increase),
@@ -55,7 +57,7 @@ class RatePolicy:
             start_decrease=settings.getfloat("RATE_START_DECREASE", default.start_decrease),
             start_unlimited=settings.getfloat("RATE_START_UNLIMITED", default.start_unlimited),
             window=settings.getfloat("RATE_WINDOW", default.window),
-            max_pause=settings.getfloat("RETRY_AFTER_MAX", default.max_pause),
+            max_pause=settings.getfloat("RETRY_AFTER_MAX", defaults.RETRY_AFTER_MAX),
             download_delay=settings.getfloat("DOWNLOAD_DELAY", default.download_delay),
         )
 
