@@ -13,13 +13,12 @@ same journal (see :mod:`topics_crawler.resume`). Off without ``JOBDIR`` and with
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
 from topics_crawler.errors import CrawlNotStarted, check_or_log
-from topics_crawler.resume.journal import JOURNAL_NAME, CrawlJournal
+from topics_crawler.resume.journal import CrawlJournal
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +45,8 @@ class CrashSafeResume:
         jobdir = settings.get("JOBDIR")
         if not jobdir or settings.get("REDIS_URL"):
             return
-        if (Path(jobdir) / JOURNAL_NAME).exists():
+        if CrawlJournal.check(jobdir):  # an earlier run's journal: this is a resume
             cls._check_feeds_append(settings)
-        CrawlJournal.for_jobdir(jobdir)
 
     def update_settings(self, settings: BaseSettings) -> None:
         if not settings.get("JOBDIR") or settings.get("REDIS_URL"):

@@ -24,6 +24,8 @@ _SCHEMA = (
 #: Journals open in this process, by path: the scheduler, the spider middleware and the
 #: dedupe pipeline of one crawl share one connection (so one transaction).
 _OPEN: dict[Path, CrawlJournal] = {}
+#: Journals this process made (a new job's, not an earlier run's).
+_MADE: set[Path] = set()
 
 
 @dataclass
@@ -67,6 +69,8 @@ class CrawlJournal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        if not path.exists():
+            _MADE.add(path.absolute())
         try:
             self._db = open_sqlite(path, _SCHEMA)
         except (OSError, sqlite3.Error) as exc:
@@ -77,6 +81,18 @@ class CrawlJournal:
         self._seq = int(
             self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM requests").fetchone()[0]
         )
+
+    @classmethod
+    def check(cls, jobdir: str | Path) -> bool:
+        """Open (making it if need be) and close the journal of ``jobdir``, raising
+        :class:`~topics_crawler.errors.CrawlNotStarted` when it cannot be written (a full
+        disk); True when it holds an earlier process's job (a resume), not one this
+        process made. The crawl opens it again in its own thread."""
+        path = (Path(jobdir) / JOURNAL_NAME).absolute()
+        resume = path.exists() and path not in _MADE
+        if path not in _OPEN:
+            cls(path).close()
+        return resume
 
     @classmethod
     def for_jobdir(cls, jobdir: str | Path) -> Self:
