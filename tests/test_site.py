@@ -247,9 +247,11 @@ def test_story_state_follows_markup_contract(site: SiteServer, content: SiteCont
         assert [t["normalizedTagSlug"] for t in state.field(post, "tags")] == [
             t.slug for t in story.tags
         ]
-        body = state.path(post, "content", "bodyModel")
-        paragraphs = [state.resolve(p)["text"] for p in body["paragraphs"]]
-        assert paragraphs == story.preview_paragraphs
+        body = [state.resolve(p) for p in state.path(post, "content", "bodyModel")["paragraphs"]]
+        assert [p["text"] for p in body if p["type"] == "P"] == story.preview_paragraphs
+        shown = [b for b in story.body() if not isinstance(b, str)]
+        figures = [state.resolve(p["metadata"])["id"] for p in body if p["type"] == "IMG"]
+        assert figures == [figure.image_id for figure in shown]
         doc = Document(text, content.story_url(story))
         article = doc.json_ld_of("NewsArticle", "SocialMediaPosting")
         assert article is not None
@@ -258,6 +260,7 @@ def test_story_state_follows_markup_contract(site: SiteServer, content: SiteCont
         assert doc.meta["al:ios:url"] == f"medium://p/{story.id}"
         assert bool(doc.css("article.meteredContent")) is story.member_only
         assert len(doc.css("p.pw-post-body-paragraph")) == len(story.preview_paragraphs)
+        assert len(doc.css("figure img")) == len(shown)
 
 
 def test_member_only_story_shows_only_its_preview(content: SiteContent) -> None:

@@ -168,22 +168,37 @@ class StateBuilder:
     def _body(self, story: SiteStory) -> Entity:
         version = hashlib.sha1(f"version:{story.id}".encode()).hexdigest()[:12]
         refs = []
-        for index, text in enumerate(story.preview_paragraphs):
-            paragraph_id = f"{version}_{index}"
-            self.entities[f"Paragraph:{paragraph_id}"] = {
-                "__typename": "Paragraph",
-                "id": paragraph_id,
-                "name": paragraph_name(story, index),
-                "type": "P",
-                "text": text,
-                "markups": [],
-            }
+        index = 0
+        for number, block in enumerate(story.body()):
+            paragraph_id = f"{version}_{number}"
+            paragraph: Entity = {"__typename": "Paragraph", "id": paragraph_id}
+            if isinstance(block, str):
+                paragraph |= {"name": paragraph_name(story, index), "type": "P", "text": block}
+                index += 1
+            elif block.image_id is None:
+                continue  # an off-site image has no place in Medium's state (pages without one)
+            else:  # a Medium figure: an IMG paragraph naming its ImageMetadata
+                metadata = self.image(block.image_id)
+                self.entities[metadata]["alt"] = block.alt or None
+                paragraph |= {
+                    "name": figure_name(story, number),
+                    "type": "IMG",
+                    "layout": "INSET_CENTER",
+                    "metadata": ref(metadata),
+                    "text": block.caption or None,
+                }
+            self.entities[f"Paragraph:{paragraph_id}"] = paragraph | {"markups": []}
             refs.append(ref(f"Paragraph:{paragraph_id}"))
         return {
             "__typename": "PostContent",
             "isLockedPreviewOnly": story.member_only,
             "bodyModel": {"__typename": "RichText", "paragraphs": refs},
         }
+
+
+def figure_name(story: SiteStory, number: int) -> str:
+    """The 4-hex anchor of a figure (the ``number``-th block of the body)."""
+    return hashlib.sha1(f"{story.id}:figure:{number}".encode()).hexdigest()[:4]
 
 
 def paragraph_name(story: SiteStory, index: int) -> str:

@@ -120,6 +120,18 @@ class SitePublication:
         return f"/_host/{self.domain}/" if self.domain else f"/{self.slug}"
 
 
+@dataclass(frozen=True)
+class SiteFigure:
+    """An image in a story's body, after its first ``after`` paragraphs: a Medium image id
+    (served by the site's image host, ``tests/site/images.py``) or an off-site ``url``."""
+
+    after: int
+    image_id: str | None = None
+    url: str | None = None
+    alt: str = ""
+    caption: str = ""
+
+
 @dataclass
 class SiteStory:
     """One story with everything its page and its listing cards show."""
@@ -140,6 +152,9 @@ class SiteStory:
     tags: list[TopicRef] = field(default_factory=list)
     member_only: bool = False
     language: str = "en"
+    figures: list[SiteFigure] = field(default_factory=list)
+    state: bool = True
+    """False: the page carries no embedded state (JSON-LD, meta tags and markup only)."""
 
     @property
     def id(self) -> str:
@@ -170,6 +185,17 @@ class SiteStory:
     def preview_paragraphs(self) -> list[str]:
         """What a logged-out reader sees of a member-only story."""
         return self.paragraphs[:2] if self.member_only else self.paragraphs
+
+    def body(self) -> list[str | SiteFigure]:
+        """What the page shows of the body in order: paragraphs and the figures among them
+        (a member-only story's figures past its preview are not shown)."""
+        shown = self.preview_paragraphs
+        out: list[str | SiteFigure] = []
+        for index in range(len(shown) + 1):
+            out += [figure for figure in self.figures if figure.after == index]
+            if index < len(shown):
+                out.append(shown[index])
+        return out
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tests.site.apollo import StateBuilder, paragraph_name, ref, root_call
+from tests.site.apollo import StateBuilder, figure_name, paragraph_name, ref, root_call
 from tests.site.author_archive import profile_stories, state_connection
 from tests.site.cards import card
 from tests.site.markup import day_text, esc, href, image_url, page, short_count
@@ -84,7 +84,7 @@ def story_page(content: SiteContent, story: SiteStory) -> str:
             "twitter:data1": f"{max(1, round(story.reading_time))} min read",
         },
         json_ld=_story_json_ld(content, story),
-        state=state.to_dict(),
+        state=state.to_dict() if story.state else None,
         body=_story_body(content, story, host_of(canonical)),
     )
 
@@ -140,11 +140,7 @@ def _story_body(content: SiteContent, story: SiteStory, host: str) -> str:
             f'<a class="pw-publication" href="{esc(href(publication.url, host, source))}">'
             f"{esc(publication.name)}</a>"
         )
-    paragraphs = "".join(
-        f'<p id="{paragraph_name(story, i)}" class="pw-post-body-paragraph mv mw" '
-        f'data-selectable-paragraph="">{esc(text)}</p>'
-        for i, text in enumerate(story.preview_paragraphs)
-    )
+    paragraphs = _body_blocks(story)
     article_class = ' class="meteredContent"' if story.member_only else ""
     paywall = (
         '<div class="paywall"><p>The author made this story available to Medium members only.'
@@ -175,6 +171,33 @@ def _story_body(content: SiteContent, story: SiteStory, host: str) -> str:
         f"</span></p>{paragraphs}{paywall}"
         f'<div class="pm pn ac">{tags}</div></div></article></main>'
     )
+
+
+def _body_blocks(story: SiteStory) -> str:
+    """The body's paragraphs and figures (``<figure>`` with its ``<picture>``, as Medium)."""
+    out = []
+    index = 0
+    for number, block in enumerate(story.body()):
+        if isinstance(block, str):
+            out.append(
+                f'<p id="{paragraph_name(story, index)}" class="pw-post-body-paragraph mv mw" '
+                f'data-selectable-paragraph="">{esc(block)}</p>'
+            )
+            index += 1
+            continue
+        src = block.url or image_url(block.image_id or "", 1400)
+        caption = (
+            f'<figcaption class="mx my" data-selectable-paragraph="">{esc(block.caption)}'
+            "</figcaption>"
+            if block.caption
+            else ""
+        )
+        out.append(
+            f'<figure id="{figure_name(story, number)}" class="gp go bi paragraph-image">'
+            f'<picture><img alt="{esc(block.alt)}" class="bi gq gr c" width="700" height="467" '
+            f'loading="lazy" role="presentation" src="{esc(src)}"></picture>{caption}</figure>'
+        )
+    return "".join(out)
 
 
 # --- listings ----------------------------------------------------------------------

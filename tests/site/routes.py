@@ -18,6 +18,7 @@ from tests.site.feed import user_feed
 from tests.site.feeds import XML as FEED_XML
 from tests.site.feeds import tag_feed
 from tests.site.graphql import graphql_response
+from tests.site.images import IMAGE_HOSTS, image_answer
 from tests.site.model import SiteContent, SiteStory
 from tests.site.render import author_page, publication_page, robots_txt, story_page
 from tests.site.tag_page import tag_page
@@ -110,6 +111,9 @@ def _on_medium(content: SiteContent, path: str) -> Response:
 def _on_host(content: SiteContent, host: str, rest: str, path: str) -> Response:
     if host == "medium.com":
         return _on_medium(content, rest)
+    if host in IMAGE_HOSTS:
+        status, body, content_type = image_answer(rest)
+        return Response(status, body, {"Content-Type": content_type})
     publication = next((p for p in content.publications.values() if p.domain == host), None)
     if publication is None:
         return not_found(path)

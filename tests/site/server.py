@@ -11,6 +11,7 @@ log, and optionally appended to an access log file.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -81,7 +82,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(response.body)))
         self.end_headers()
         if send_body:
-            self.wfile.write(response.body)
+            # the client may give up on a large body (a download cancelled past its size cap)
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(response.body)
 
     def log_message(self, format: str, *args: object) -> None:
         """Silence the default stderr log; :class:`SiteServer` keeps its own."""
@@ -121,6 +124,7 @@ class SiteServer:
         self.port = port
         self._lock = threading.Lock()
         self._requests: list[LogEntry] = []
+        self._times: list[float] = []
         self._httpd: _SiteHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -195,6 +199,7 @@ class SiteServer:
         """Log one request (called by the request handler threads)."""
         with self._lock:
             self._requests.append((method, path, status))
+            self._times.append(time.monotonic())
             if self.access_log is not None:
                 with self.access_log.open("a", encoding="utf-8") as log:
                     log.write(f"{method} {path} {status}\n")
@@ -204,6 +209,12 @@ class SiteServer:
         """Copy of the access log: ``(method, path with query, status)`` in arrival order."""
         with self._lock:
             return list(self._requests)
+
+    @property
+    def times(self) -> list[float]:
+        """When each request of :attr:`requests` was answered (``time.monotonic()``)."""
+        with self._lock:
+            return list(self._times)
 
     def count(self, path: str, method: str | None = None) -> int:
         """Requests for ``path`` (query strings ignored), optionally of one ``method``."""
@@ -217,3 +228,4 @@ class SiteServer:
         """Forget the requests logged so far (the file log is kept)."""
         with self._lock:
             self._requests.clear()
+            self._times.clear()

@@ -122,6 +122,16 @@ class Story:
         "Detected language, ISO 639-1 code (``en``), when Medium states it.",
     )
     image_url: str | None = spec(Kind.LINK, "Preview image URL (``https://miro.medium.com/...``).")
+    images: list[dict[str, str | None]] = spec(
+        Kind.RECORD_LIST,
+        "The story's images as the crawl stored them (``-s IMAGES_ENABLED=1``; empty"
+        ' otherwise): the preview image, then the body\'s, each ``{"role": "preview"|'
+        '"body", "url", "path", "checksum", "failure"}``: ``path`` the local copy'
+        " (``images/full/<sha1>.jpg``, relative to the dataset or feed folder), ``checksum``"
+        " its MD5, ``failure`` why it could not be stored (``path`` None).",
+        members=("role", "url", "path", "checksum", "failure"),
+        factory=list,
+    )
     text: str | None = spec(
         Kind.BODY,
         "Body as Markdown-flavoured plain text: paragraphs separated by blank lines.",

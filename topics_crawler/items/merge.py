@@ -83,9 +83,19 @@ def merge_items(earlier: Item, later: Item) -> Item:
 _PREVIEW_ELLIPSES = ("…", "...")
 
 
+#: Fields a crawl fills only when asked (``images``): left out of the content while empty,
+#: so a run without them does not count every entity as changed.
+_ON_REQUEST = frozenset({"images"})
+
+
 def content_of(record: dict[str, Any]) -> dict[str, Any]:
-    """The record without ``scraped_at``: what "changed" and the content hash look at."""
-    return {name: value for name, value in record.items() if name != "scraped_at"}
+    """The record without ``scraped_at`` (nor an empty field of :data:`_ON_REQUEST`): what
+    "changed" and the content hash look at."""
+    return {
+        name: value
+        for name, value in record.items()
+        if name != "scraped_at" and not (name in _ON_REQUEST and is_empty(value))
+    }
 
 
 def content_hash(record: dict[str, Any]) -> str:

@@ -72,6 +72,7 @@ __all__ = [
     "Markup",
     "apollo_blocks",
     "embed_url",
+    "image_links",
     "legacy_blocks",
     "render_markdown",
     "utf16_markups",
@@ -84,6 +85,10 @@ PREVIEW_NOTICE = (
 _HEADING_LEVEL = {"H1": 2, "H2": 2, "H3": 3, "H4": 4}
 _LIST_KINDS = frozenset({"ULI", "OLI"})
 _QUOTE_KINDS = frozenset({"BQ", "PQ"})
+#: A figure as :func:`_figure` writes it, at the start of a block: ``![alt](destination)``.
+_FIGURE_RE = re.compile(r"!\[(?:[^\]\\\n]|\\.)*\]\(((?:[^()\\\s]|\\.)*)\)")
+_FENCE_RE = re.compile(r"^(`{3,})")
+_UNESCAPE_RE = re.compile(r"\\([()\\])")
 
 
 def render_markdown(blocks: Sequence[Block], *, preview: bool = False) -> str | None:
@@ -143,6 +148,31 @@ def _figure(block: Block) -> str:
     alt = escape(block.alt or "").replace("\n", " ")
     image = f"![{alt}]({destination(block.src)})"
     return f"{image}\n{caption}" if caption else image
+
+
+def image_links(markdown: str) -> list[str]:
+    """The image URLs of a body rendered by :func:`render_markdown`, in order, each once
+    (the figures' destinations; text that only looks like one, in code, is skipped)."""
+    if "![" not in markdown:
+        return []
+    found = (url for _, _, url in _figures(markdown.split("\n")))
+    return list(dict.fromkeys(found))
+
+
+def _figures(lines: list[str]) -> Iterator[tuple[int, re.Match[str], str]]:
+    """``(line index, match, URL)`` of each figure that starts a block outside code."""
+    fence: str | None = None
+    previous = ""
+    for index, line in enumerate(lines):
+        opening = _FENCE_RE.match(line)
+        if fence is not None:
+            if line.rstrip() == fence:
+                fence = None
+        elif opening is not None:
+            fence = opening.group(1)
+        elif not previous and (figure := _FIGURE_RE.match(line)) is not None:
+            yield index, figure, _UNESCAPE_RE.sub(r"\1", figure.group(1))
+        previous = line
 
 
 def _caption(block: Block) -> str:
