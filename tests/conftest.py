@@ -1,5 +1,9 @@
-"""Shared pytest fixtures (the real captures folder, a frozen clock) and the run's last line
-about skipped capture tests."""
+"""Shared pytest fixtures (the real captures folder, a frozen clock, the session's local site)
+and the run's last line about skipped capture tests.
+
+The project's Twisted reactor (asyncio) is installed when pytest starts, before any test
+imports ``twisted.internet.reactor``: in-process crawls (:mod:`tests.in_process`) run
+on it, in a thread, and a reactor cannot be replaced once installed."""
 
 from __future__ import annotations
 
@@ -10,9 +14,40 @@ from pathlib import Path
 import pytest
 
 from tests.fixture_cases import real_pages_dir
+from tests.in_process import install_reactor, stop_reactor
+from tests.site.seed import default_site
+from tests.site.server import SiteServer, SiteView
 
 #: The frozen "now" of every parser test (cards say "1d ago" relative to it).
 FROZEN_NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    install_reactor()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    stop_reactor()
+
+
+@pytest.fixture(scope="session")
+def session_site() -> Iterator[SiteServer]:
+    """The default local site (:func:`tests.site.seed.default_site`), served once for the
+    whole session (per xdist worker). Use it through :func:`site` (one test) or its
+    ``view()`` (a module-scoped crawl); tests that change the content, inject faults or
+    rate limits start a :class:`SiteServer` of their own."""
+    with SiteServer(default_site()) as server:
+        yield server
+
+
+@pytest.fixture
+def site(session_site: SiteServer) -> Iterator[SiteView]:
+    """The session's default site with this test's requests alone in its log. A test that
+    changes the shared content fails (it would change what later tests see)."""
+    yield session_site.view()
+    if session_site.content != default_site():
+        session_site.content = default_site()
+        pytest.fail("a test changed the shared site's content: give it a SiteServer of its own")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""Run real ``scrapy crawl`` processes against the local site and read what they produced."""
+"""Run ``scrapy crawl`` against the local site, in a new process or in this one, and read
+what it produced."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.in_process import scrapy_crawl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,32 +67,26 @@ def start_crawl(command: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, cwd=ROOT, env=crawl_env(), stderr=subprocess.DEVNULL)
 
 
-def run_crawl(
+def crawl_arguments(
     base_url: str,
     out_dir: Path,
     *spider_args: str,
     settings: dict[str, Any] | None = None,
     spider: str = "topics",
-    timeout: float = 300,
     append: bool = False,
-) -> CrawlRun:
-    """``scrapy crawl <spider>`` with ``MEDIUM_BASE_URL=base_url``; items to ``out_dir``.
-
-    ``spider_args`` are ``name=value`` strings passed as ``-a``. ``append``: ``-o`` (add to
-    the items file, as a resumed ``JOBDIR`` crawl must) instead of ``-O``.
-    """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    items_path = out_dir / "items.jsonl"
-    stats_path = out_dir / "stats.json"
-    log_path = out_dir / "crawl.log"
+) -> list[str]:
+    """The arguments after ``scrapy``: ``crawl <spider>``, items to ``out_dir/items.jsonl``
+    (``-o`` with ``append``, else ``-O``), ``spider_args`` as ``-a``, then the test settings
+    (stats and log files in ``out_dir``, ``MEDIUM_BASE_URL=base_url``) and ``settings`` as
+    ``-s``."""
     feed = "-o" if append else "-O"
-    command = [sys.executable, "-m", "scrapy", "crawl", spider, feed, str(items_path)]
+    arguments = ["crawl", spider, feed, str(out_dir / "items.jsonl")]
     for argument in spider_args:
-        command += ["-a", argument]
+        arguments += ["-a", argument]
     all_settings = {
         "MEDIUM_BASE_URL": base_url,
-        "STATS_FILE": str(stats_path),
-        "LOG_FILE": str(log_path),
+        "STATS_FILE": str(out_dir / "stats.json"),
+        "LOG_FILE": str(out_dir / "crawl.log"),
         "LOG_LEVEL": "INFO",
         "AUTOTHROTTLE_ENABLED": False,
         # The local site has no rate limit: a crawl opens unpaced instead of probing up from
@@ -100,17 +97,74 @@ def run_crawl(
         **(settings or {}),
     }
     for name, value in all_settings.items():
-        command += ["-s", f"{name}={value}"]
-    env = crawl_env()
-    process = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
+        arguments += ["-s", f"{name}={value}"]
+    return arguments
+
+
+def read_run(returncode: int, out_dir: Path, stderr: str = "") -> CrawlRun:
+    """The :class:`CrawlRun` of a finished crawl from what it wrote to ``out_dir``."""
+    items_path = out_dir / "items.jsonl"
+    stats_path = out_dir / "stats.json"
+    log_path = out_dir / "crawl.log"
     items = []
     if items_path.exists():
         items = [json.loads(line) for line in items_path.read_text("utf-8").splitlines() if line]
     stats = json.loads(stats_path.read_text("utf-8")) if stats_path.exists() else {}
     log = log_path.read_text("utf-8") if log_path.exists() else ""
-    return CrawlRun(process.returncode, items, stats, log + process.stderr, out_dir)
+    return CrawlRun(returncode, items, stats, log + stderr, out_dir)
+
+
+def run_crawl(
+    base_url: str,
+    out_dir: Path,
+    *spider_args: str,
+    settings: dict[str, Any] | None = None,
+    spider: str = "topics",
+    timeout: float = 300,
+    append: bool = False,
+) -> CrawlRun:
+    """``scrapy crawl <spider>`` in a new process, with ``MEDIUM_BASE_URL=base_url``; items
+    to ``out_dir``.
+
+    ``spider_args`` are ``name=value`` strings passed as ``-a``. ``append``: ``-o`` (add to
+    the items file, as a resumed ``JOBDIR`` crawl must) instead of ``-O``. For a crawl
+    whose exit status, kill or process is not the point, :func:`crawl_in_process` gives
+    the same :class:`CrawlRun` without starting Python again.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    arguments = crawl_arguments(
+        base_url, out_dir, *spider_args, settings=settings, spider=spider, append=append
+    )
+    process = subprocess.run(
+        [sys.executable, "-m", "scrapy", *arguments],
+        cwd=ROOT,
+        env=crawl_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return read_run(process.returncode, out_dir, process.stderr)
+
+
+def crawl_in_process(
+    base_url: str,
+    out_dir: Path,
+    *spider_args: str,
+    settings: dict[str, Any] | None = None,
+    spider: str = "topics",
+    timeout: float = 300,
+    append: bool = False,
+) -> CrawlRun:
+    """:func:`run_crawl`, in this process (:func:`tests.in_process.scrapy_crawl`): the same
+    command line, settings and :class:`CrawlRun`, its exit status the one the command
+    would exit with."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    arguments = crawl_arguments(
+        base_url, out_dir, *spider_args, settings=settings, spider=spider, append=append
+    )
+    completed = scrapy_crawl(*arguments[1:], timeout=timeout)  # after `crawl`
+    return read_run(completed.returncode, out_dir, completed.stdout + completed.stderr)
 
 
 def run_workers(

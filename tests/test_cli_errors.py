@@ -4,32 +4,31 @@ One case per argument of ``scrapy crawl topics`` (``-a`` arguments, the spider
 name, Scrapy's own ``-a``/``-s``/``-o`` syntax) and of ``python -m
 topics_crawler extract`` / ``report``. Strict: stdout is empty and stderr is the
 error line alone — no traceback, no Scrapy start-up banner, no usage block.
+
+The commands run in this process (:func:`tests.in_process.python_m`); the first case of
+each command (``SMOKE``) runs as a user runs it, in a new process.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.in_process import python_m
+
 CRAWL = ("scrapy", "crawl")
 TOPICS = ("scrapy", "crawl", "topics")
 CLI = ("topics_crawler",)
 
 
+#: One case per command run in a new process: the command line, as a user types it.
+SMOKE = {(*TOPICS, "-a", "tags=c++"), (*CLI, "extract"), (*CLI, "report")}
+
+
 def one_error_line(module_and_args: tuple[str, ...]) -> str:
     """Run ``python -m <module> <args>``; check the strict error contract; its one line."""
-    process = subprocess.run(
-        [sys.executable, "-m", *module_and_args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    process = python_m(*module_and_args, new_process=module_and_args in SMOKE)
     assert process.returncode == 2, process.stderr
     assert process.stdout == ""
     lines = process.stderr.splitlines()
@@ -145,11 +144,7 @@ def test_report_argument(tmp_path: Path, arguments: tuple[str, ...], expected: s
 def test_a_crawl_that_cannot_start_says_why_in_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
-    process = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", "tags=ai",
-         "-s", f"DATASET_DIR={blocker / 'dataset'}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    process = python_m(*TOPICS, "-a", "tags=ai", "-s", f"DATASET_DIR={blocker / 'dataset'}")
     assert process.returncode == 1
     assert process.stdout == ""
     (line,) = process.stderr.strip().splitlines()

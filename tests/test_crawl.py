@@ -1,4 +1,4 @@
-"""End to end: real ``scrapy crawl topics`` processes against the local Medium-like site."""
+"""End to end: ``scrapy crawl topics`` (in-process) against the local Medium-like site."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.site.content import default_site, expected_entities
-from tests.site.server import SiteServer
+from tests.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration
 
@@ -24,15 +24,14 @@ ENTITY_KEYS = {
 
 
 @pytest.fixture(scope="module")
-def site() -> Any:
-    with SiteServer(default_site()) as server:
-        yield server
+def site(session_site: SiteServer) -> SiteView:
+    return session_site.view()
 
 
 @pytest.fixture(scope="module")
-def full_crawl(site: SiteServer, tmp_path_factory: pytest.TempPathFactory) -> CrawlRun:
+def full_crawl(site: SiteView, tmp_path_factory: pytest.TempPathFactory) -> CrawlRun:
     site.clear_log()
-    run = run_crawl(site.base_url, tmp_path_factory.mktemp("full"), f"tags={','.join(TAGS)}")
+    run = crawl_in_process(site.base_url, tmp_path_factory.mktemp("full"), f"tags={','.join(TAGS)}")
     assert run.returncode == 0, run.log[-3000:]
     return run
 
@@ -75,7 +74,7 @@ def test_tag_page_has_every_section_of_the_seed(full_crawl: CrawlRun) -> None:
         assert set(ids) <= set(stories)
 
 
-def test_every_page_fetched_once_and_nothing_failed(full_crawl: CrawlRun, site: SiteServer) -> None:
+def test_every_page_fetched_once_and_nothing_failed(full_crawl: CrawlRun, site: SiteView) -> None:
     paths = Counter(path.split("?")[0] for method, path, status in site.requests if method == "GET")
     assert [p for p, n in paths.items() if n > 1] == []
     assert paths["/robots.txt"] == 1
@@ -87,16 +86,16 @@ def test_every_page_fetched_once_and_nothing_failed(full_crawl: CrawlRun, site: 
     assert "Progress:" in full_crawl.log
 
 
-def test_items_keep_canonical_medium_urls(full_crawl: CrawlRun, site: SiteServer) -> None:
+def test_items_keep_canonical_medium_urls(full_crawl: CrawlRun, site: SiteView) -> None:
     for item in full_crawl.items:
         assert item["url"].startswith("https://"), item
         assert "127.0.0.1" not in item["url"]
         assert "?" not in item["url"]
 
 
-def test_follow_none_and_max_stories_stay_on_tag_pages(site: SiteServer, tmp_path: Path) -> None:
+def test_follow_none_and_max_stories_stay_on_tag_pages(site: SiteView, tmp_path: Path) -> None:
     site.clear_log()
-    run = run_crawl(
+    run = crawl_in_process(
         site.base_url, tmp_path, "tags=distributed-training", "max_stories=3", "follow=none"
     )
     assert run.returncode == 0, run.log[-3000:]
@@ -110,12 +109,10 @@ def test_follow_none_and_max_stories_stay_on_tag_pages(site: SiteServer, tmp_pat
     assert [story["story_id"] for story in run.of_type("story")] == first_three
 
 
-def test_record_then_replay_offline_through_another_mirror(
-    site: SiteServer, tmp_path: Path
-) -> None:
+def test_record_then_replay_offline_through_another_mirror(site: SiteView, tmp_path: Path) -> None:
     replay_dir = tmp_path / "responses"
     settings = {"REPLAY_DIR": str(replay_dir), "DEDUPE_ENABLED": False}
-    recorded = run_crawl(
+    recorded = crawl_in_process(
         site.base_url,
         tmp_path / "record",
         "tags=machine-learning",
@@ -124,7 +121,7 @@ def test_record_then_replay_offline_through_another_mirror(
     assert recorded.returncode == 0, recorded.log[-3000:]
     site.clear_log()
     # Nothing listens on port 9: a network fetch would fail, the replay must not need one.
-    replayed = run_crawl(
+    replayed = crawl_in_process(
         "http://127.0.0.1:9",
         tmp_path / "replay",
         "tags=machine-learning",

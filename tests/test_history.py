@@ -18,8 +18,9 @@ from scrapy.utils.test import get_crawler
 from tests.site.content import default_site
 from tests.site.graphql import graphql_response
 from tests.site.model import SiteContent
-from topics_crawler.graphql import GRAPHQL_URL, TimeRange
+from topics_crawler.graphql import GRAPHQL_URL, MAX_PAGE_SIZE, TimeRange
 from topics_crawler.items import Story
+from topics_crawler.settings import HISTORY_MAX_PAGES
 from topics_crawler.spiders import _history as history_module
 from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (
@@ -27,11 +28,11 @@ from topics_crawler.spiders._history import (
     HISTORY_TAG_META,
     LISTING_PRIORITY,
     QUEUE_AHEAD_PAGES,
-    HistoryCallbacks,
     HistoryPager,
+    TagListing,
     history_ranges,
-    listing_of,
 )
+from topics_crawler.spiders._paging import Callbacks
 from topics_crawler.spiders.topics import TopicsSpider
 
 TAG = "distributed-training"
@@ -121,9 +122,11 @@ def make_pager(**overrides: Any) -> tuple[HistoryPager, MemoryStatsCollector]:
     settings: dict[str, Any] = {
         "sort_order": "NEWEST",
         "ranges": [TimeRange.all_time()],
-        "callbacks": HistoryCallbacks(
-            recorder.listing, recorder.listing_error, recorder.tag_page, recorder.tag_error
-        ),
+        "callbacks": Callbacks(recorder.listing, recorder.listing_error),
+        "fallback": Callbacks(recorder.tag_page, recorder.tag_error),
+        "limit": None,
+        "page_size": MAX_PAGE_SIZE,
+        "max_pages": HISTORY_MAX_PAGES,
         "stats": stats,
         "waiting": lambda: 0,
         "logger": logging.getLogger("test_history"),
@@ -196,12 +199,12 @@ def test_pages_until_the_listing_ends(archive: SiteContent) -> None:
 def test_the_paging_state_travels_with_the_requests(archive: SiteContent) -> None:
     """Each listing response handled by a pager that never saw the tag before (another
     worker on the shared queue, a resumed job) continues exactly where the last one was."""
-    request: Request | None = make_pager(max_stories=230, page_size=50)[0].start(TAG, TAG_URL)
+    request: Request | None = make_pager(limit=230, page_size=50)[0].start(TAG, TAG_URL)
     firsts, taken = [], 0
     while request is not None and request.url == GRAPHQL_URL:
         firsts.append(body_of(request)["first"])
         request = pickle.loads(pickle.dumps(request))  # as the Redis queue stores it
-        worker, stats = make_pager(max_stories=230, page_size=50)
+        worker, stats = make_pager(limit=230, page_size=50)
         result, follow_up = worker.read(answer(archive, request))
         assert result is not None
         taken += stats.get_value("history/stories")
@@ -211,7 +214,7 @@ def test_the_paging_state_travels_with_the_requests(archive: SiteContent) -> Non
 
 
 def test_max_stories_caps_the_pages_and_asks_only_for_what_is_left(archive: SiteContent) -> None:
-    pager, stats = make_pager(max_stories=130)
+    pager, stats = make_pager(limit=130)
     requests = [r for r, _ in page_all(pager, archive)]
     assert [body_of(r)["first"] for r in requests] == [100, 30]
     assert stats.get_value("history/stories") == 130
@@ -268,7 +271,7 @@ def test_bad_answers_stop_and_fall_back_to_the_tag_page(
 def test_a_failed_listing_request_falls_back_from_the_state_it_carries() -> None:
     pager, stats = make_pager()
     request = pager.start(TAG, TAG_URL)
-    listing = listing_of(request.meta)
+    listing = TagListing.from_meta(request.meta)
     assert listing is not None
     (fallback,) = pager.fail(listing, "timeout_error", "took too long")
     assert (fallback.url, fallback.meta["render_reason"]) == (TAG_URL, HISTORY_FALLBACK)
@@ -294,7 +297,7 @@ def test_the_state_a_listing_request_carries_stays_bounded(
     pager, stats = make_pager(page_size=20)
     carried = []
     for request, _ in page_all(pager, archive):
-        listing = listing_of(request.meta)
+        listing = TagListing.from_meta(request.meta)
         if listing is not None:
             carried.append(len(listing.seen_cursors))
     assert stats.get_value("history/done") == 1  # no loop reported: the check still passes

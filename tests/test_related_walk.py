@@ -12,7 +12,7 @@ from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
 from topics_crawler.items import TagPage
-from topics_crawler.spiders._related import TAG_DEPTH_META, TagWalker, walk_of
+from topics_crawler.spiders._related import TAG_DEPTH_META, TagWalk, TagWalker
 
 GRAPH = {"a": ["b", "c"], "b": ["a", "d"], "c": ["D", "e"], "d": ["f"], "e": [], "f": []}
 
@@ -64,4 +64,4 @@ def test_a_dropped_walk_request_hands_the_walk_on() -> None:
     assert (second.meta["tag"], third.meta["tag"]) == ("b", "c")
     assert stats.get_value("tags/walk_dropped") == 1
     assert list(tag_walker.dropped(Request("https://medium.com/tag/x"))) == []
-    assert walk_of({}) is None
+    assert TagWalk.from_meta({}) is None

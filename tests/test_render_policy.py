@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
@@ -210,7 +210,8 @@ def test_the_middleware_never_parses_a_plain_response() -> None:
 
 def spider_for(**args: Any) -> TopicsSpider:
     crawler = get_crawler(TopicsSpider, {})
-    spider: TopicsSpider = crawler._create_spider(tags="machine-learning", **args)
+    spider = TopicsSpider.from_crawler(crawler, tags="machine-learning", **args)
+    crawler.signals.send_catch_log(signals.spider_opened, spider=spider)
     return spider
 
 
@@ -223,7 +224,7 @@ def test_a_needs_browser_signal_becomes_one_browser_request() -> None:
     signal = result.signal("needs_browser")
     assert signal is not None
     assert signal.what == "who_to_follow"
-    again = spider.refetch(response, result)
+    again = spider.refetcher.request_for(response, result)
     assert isinstance(again, Request)
     assert (again.url, again.dont_filter, again.meta["render_reason"]) == (
         TAG_URL,
@@ -234,7 +235,7 @@ def test_a_needs_browser_signal_becomes_one_browser_request() -> None:
     assert spider.crawler.stats.get_value("render/fallback/who_to_follow") == 1
     # rendered once already: used as it is, counted as incomplete
     rendered = plain_response(page_request(render_count=1), body)
-    assert spider.refetch(rendered, result) is None
+    assert spider.refetcher.request_for(rendered, result) is None
     assert spider.crawler.stats.get_value("render/incomplete/who_to_follow") == 1
 
 
@@ -246,7 +247,7 @@ def test_complete_and_error_responses_are_not_fetched_again() -> None:
     error = plain_response(request, b"oops", status=500)
     for response in (complete, error):
         result = parse_page(response.body, TAG_URL, kind="tag")
-        assert spider.refetch(response, result) is None
+        assert spider.refetcher.request_for(response, result) is None
     assert spider.crawler.stats is not None
     assert not [k for k in spider.crawler.stats.get_stats() if k.startswith("render/")]
 
@@ -255,11 +256,11 @@ def test_fewer_cards_than_max_stories_are_loaded_by_the_browser_outside_history_
     body = tag_page(SITE, TAG).encode()
     result = parse_page(body, TAG_URL, kind="tag")
     plain = spider_for(max_stories="50")
-    again = plain.refetch(plain_response(page_request(), body), result)
+    again = plain.refetcher.request_for(plain_response(page_request(), body), result)
     assert again is not None
     assert again.meta["render_reason"] == "stories"
     history = spider_for(max_stories="50", history="newest")
-    assert history.refetch(plain_response(page_request(), body), result) is None
+    assert history.refetcher.request_for(plain_response(page_request(), body), result) is None
 
 
 def test_history_mode_renders_a_tag_page_without_loading_more_cards() -> None:

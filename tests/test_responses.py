@@ -36,7 +36,8 @@ from topics_crawler.graphql.post_responses import (
 from topics_crawler.items import Story, StoryResponse
 from topics_crawler.pages._document import Document
 from topics_crawler.pages.story import parse_story
-from topics_crawler.spiders._responses import ResponsesFetcher
+from topics_crawler.spiders._paging import Callbacks
+from topics_crawler.spiders._responses import MAX_PAGES, ResponsesFetcher
 
 AT = "2026-11-30T12:00:00Z"
 HANDS_ON = "hands-on-distributed-training-from-single-gpu-to-multi-gpu-with-lightning-ai"
@@ -296,7 +297,7 @@ def test_a_thread_s_paging_state_travels_with_its_requests(site: SiteContent) ->
 
     def fetcher() -> ResponsesFetcher:
         return ResponsesFetcher(
-            limit=100, callback=lambda r: None, errback=lambda f: None,
+            limit=100, callbacks=Callbacks(lambda r: None, lambda f: None), max_pages=MAX_PAGES,
             stats=crawler.stats, logger=logging.getLogger("test"),
             report=lambda url, reason, _detail: reported.append((url, reason)),
         )  # fmt: skip
@@ -323,7 +324,7 @@ def test_a_failed_request_is_reported_under_its_story(site: SiteContent) -> None
     story = Story(story_id=post_id, url="https://medium.com/p/x", responses=3)
     reported: list[tuple[str, str]] = []
     fetcher = ResponsesFetcher(
-        limit=10, callback=lambda r: None, errback=lambda f: None,
+        limit=10, callbacks=Callbacks(lambda r: None, lambda f: None), max_pages=MAX_PAGES,
         stats=get_crawler(Spider).stats, logger=logging.getLogger("test"),
         report=lambda url, reason, _detail: reported.append((url, reason)),
     )  # fmt: skip

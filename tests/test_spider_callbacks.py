@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.http import HtmlResponse, Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.test import get_crawler
@@ -37,6 +37,7 @@ def make_spider(**arguments: str) -> TopicsSpider:
     crawler = get_crawler(TopicsSpider)
     spider = TopicsSpider.from_crawler(crawler, **(arguments or {"tags": "distributed-training"}))
     crawler.stats.open_spider()
+    crawler.signals.send_catch_log(signals.spider_opened, spider=spider)
     return spider
 
 

@@ -81,7 +81,18 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4
 # items keep canonical https://medium.com URLs.
 MEDIUM_BASE_URL = os.environ.get("MEDIUM_BASE_URL", "https://medium.com")
 
+# --- Scheduling ------------------------------------------------------------------
+# A request's fingerprint is its canonical medium.com URL, or its entity's identity (every
+# URL alias of one story is one request; topics_crawler/scheduling/fingerprint.py).
 REQUEST_FINGERPRINTER_CLASS = "topics_crawler.scheduling.fingerprint.CanonicalUrlFingerprinter"
+# The seen-set of requests on disk (memory flat in crawl size;
+# topics_crawler/scheduling/dupefilter.py).
+DUPEFILTER_CLASS = "topics_crawler.scheduling.dupefilter.DiskDupeFilter"
+# Not-yet-due requests (a retry's backoff or Retry-After, a rate-limited host) wait in the
+# scheduler, not in a download slot where they would hold CONCURRENT_REQUESTS
+# (topics_crawler/scheduling/not_before.py; the JOBDIR and Redis schedulers use the same gate).
+SCHEDULER_PRIORITY_QUEUE = "topics_crawler.scheduling.not_before.NotBeforePriorityQueue"
+SCHEDULER_HELD_MAX = 1000  # requests held aside at most (past it the queue waits)
 
 # --- Progress and stats ----------------------------------------------------------
 LOGSTATS_INTERVAL = 60.0  # seconds between progress lines in the log
@@ -102,14 +113,6 @@ HTTPCACHE_GZIP = True
 # zstd, one row group per PARQUET_ROW_GROUP_SIZE rows) and CSV with lists/dicts as JSON
 # text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
-# The seen-set of requests on disk (memory flat in crawl size;
-# topics_crawler/scheduling/dupefilter.py).
-DUPEFILTER_CLASS = "topics_crawler.scheduling.dupefilter.DiskDupeFilter"
-# Not-yet-due requests (a retry's backoff or Retry-After, a rate-limited host) wait in the
-# scheduler, not in a download slot where they would hold CONCURRENT_REQUESTS
-# (topics_crawler/scheduling/not_before.py; the JOBDIR and Redis schedulers use the same gate).
-SCHEDULER_PRIORITY_QUEUE = "topics_crawler.scheduling.not_before.NotBeforePriorityQueue"
-SCHEDULER_HELD_MAX = 1000  # requests held aside at most (past it the queue waits)
 # Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
 # journal flushes at each checkpoint (topics_crawler/output/feeds.py).
 FEED_STORAGES = {

@@ -218,14 +218,65 @@ class SiteServer:
 
     def count(self, path: str, method: str | None = None) -> int:
         """Requests for ``path`` (query strings ignored), optionally of one ``method``."""
-        return sum(
-            1
-            for m, p, _ in self.requests
-            if urlsplit(p).path == path and (method is None or m == method)
-        )
+        return count_requests(self.requests, path, method)
 
     def clear_log(self) -> None:
         """Forget the requests logged so far (the file log is kept)."""
         with self._lock:
             self._requests.clear()
             self._times.clear()
+
+    def view(self) -> SiteView:
+        """This site as one test sees it: its log starts now (see :class:`SiteView`)."""
+        return SiteView(self)
+
+    def _logged(self) -> int:
+        with self._lock:
+            return len(self._requests)
+
+
+class SiteView:
+    """A running :class:`SiteServer` shared by many tests, as one of them sees it: the
+    same addresses and content, and the requests logged since the view was made (or since
+    its :meth:`clear_log`), so one test's counts never include another's."""
+
+    def __init__(self, server: SiteServer) -> None:
+        self.server = server
+        self._start = server._logged()
+
+    @property
+    def content(self) -> SiteContent:
+        return self.server.content
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    def url(self, path: str) -> str:
+        return self.server.url(path)
+
+    @property
+    def requests(self) -> list[LogEntry]:
+        """The requests since this view began: ``(method, path with query, status)``."""
+        return self.server.requests[self._start :]
+
+    @property
+    def times(self) -> list[float]:
+        """When each request of :attr:`requests` was answered (``time.monotonic()``)."""
+        return self.server.times[self._start :]
+
+    def count(self, path: str, method: str | None = None) -> int:
+        """Requests for ``path`` (query strings ignored) since this view began."""
+        return count_requests(self.requests, path, method)
+
+    def clear_log(self) -> None:
+        """Start this view's log afresh (the server's own log is kept)."""
+        self._start = self.server._logged()
+
+
+def count_requests(requests: list[LogEntry], path: str, method: str | None = None) -> int:
+    """How many of ``requests`` are for ``path`` (query strings ignored), optionally of one
+    ``method``."""
+    return sum(
+        1 for m, p, _ in requests if urlsplit(p).path == path and (method is None or m == method)
+    )

@@ -26,16 +26,16 @@ Stats: ``author_archive/authors``, ``author_archive/no_cursor``, ``author_archiv
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from scrapy import Request
 from scrapy.http import Response
-from scrapy.statscollectors import StatsCollector
+from twisted.python.failure import Failure
 
+from topics_crawler import settings as defaults
 from topics_crawler.graphql import ArchivePage, archive_result
 from topics_crawler.graphql.author_archive import (
     ArchiveReadFailure,
@@ -47,7 +47,15 @@ from topics_crawler.items import Author
 from topics_crawler.items.values import format_timestamp
 from topics_crawler.pages import ListingCursor, PageResult, parse_page
 from topics_crawler.pages.author import AUTHOR_STORIES
-from topics_crawler.spiders._helpers import carried_state
+from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
+from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._paging import (
+    Callbacks,
+    Pager,
+    PagingState,
+    ReportingSpider,
+    failure_report,
+)
 from topics_crawler.urls import author_url
 
 #: Request meta key: the author's archive state (:class:`AuthorArchive`) as of this request.
@@ -55,46 +63,51 @@ ARCHIVE_STATE_META = "author_archive"
 #: Request meta key: the form of the page asked for (``state`` | ``stream``).
 ARCHIVE_FORM_META = "author_archive_form"
 
-Callback = Callable[..., Any]
-
 
 @dataclass
-class AuthorArchive:
-    """Paging state of one author's archive, carried by each archive request."""
+class AuthorArchive(PagingState):
+    """Paging state of one author's archive."""
+
+    meta_key: ClassVar[str] = ARCHIVE_STATE_META
 
     username: str
     profile_url: str
     owner: str | None = None
-    taken: int = 0
-    pages: int = 0
     seen_cursors: set[str] = field(default_factory=set)
 
-    def copy(self) -> AuthorArchive:
-        return replace(self, seen_cursors=set(self.seen_cursors))
+
+class ArchiveSpider(OptionsSpider, ReportingSpider, Protocol):
+    """What the archive pager needs of the spider: its archive callbacks."""
+
+    def parse_author_archive(self, response: Response) -> Iterator[Any]: ...
+    def on_archive_error(self, failure: Failure) -> Iterator[Any]: ...
 
 
-class AuthorArchivePager:
-    """Builds archive requests, reads their answers, decides what comes next."""
+class AuthorArchivePager(Pager[AuthorArchive]):
+    """Builds archive requests, reads their answers, decides what comes next
+    (``limit``: ``author_stories`` per author)."""
 
-    def __init__(
-        self,
-        *,
-        limit: int,
-        callback: Callback,
-        errback: Callback,
-        stats: StatsCollector,
-        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
-        report: Callable[[str, str, str], None],
-        max_pages: int = 200,
-    ) -> None:
-        self.limit = limit
-        self.callback = callback
-        self.errback = errback
-        self.stats = stats
-        self.logger = logger
-        self.report = report
-        """``report(url, reason, detail)``: record a failure for ``failures.jsonl``."""
-        self.max_pages = max(1, max_pages)
+    state_type = AuthorArchive
+    limit: int
+
+    @classmethod
+    def from_spider(cls, spider: ArchiveSpider) -> AuthorArchivePager | None:
+        """The pager of ``-a author_stories=N`` crawls (None without it)."""
+        crawler = spider.crawler
+        if not spider.options.author_stories:
+            return None
+        assert crawler.stats is not None
+        max_pages = crawler.settings.getint(
+            "AUTHOR_ARCHIVE_MAX_PAGES", defaults.AUTHOR_ARCHIVE_MAX_PAGES
+        )
+        return cls(
+            callbacks=Callbacks(spider.parse_author_archive, spider.on_archive_error),
+            stats=crawler.stats,
+            logger=spider.logger,
+            limit=spider.options.author_stories,
+            max_pages=max_pages,
+            report=failure_report(spider, "author_archive"),
+        )
 
     def start(self, profile: PageResult) -> Iterator[Request]:
         """The first archive request of the author of ``profile`` (none without a cursor)."""
@@ -115,7 +128,7 @@ class AuthorArchivePager:
     def read(self, response: Response) -> tuple[PageResult | None, int, Iterator[Request]]:
         """``(page, stories to take from it, follow-up requests)`` of one archive answer;
         the page is None when it cannot be used (then it was counted and reported)."""
-        archive = archive_of(response.meta)
+        archive = self.state_of(response.meta)
         if archive is None:
             self.stats.inc_value("author_archive/ignored_answers")
             return None, 0, iter(())
@@ -132,6 +145,15 @@ class AuthorArchivePager:
         self.stats.inc_value("author_archive/stories", take)
         return result, take, self._next(archive, cursor)
 
+    def failed(self, failure: Failure) -> Iterator[Request]:
+        request = request_of(failure)
+        archive = self.state_of(request.meta)
+        if archive is not None:
+            _status, reason = failure_status(failure)
+            url = page_url(request.meta, request.meta.get(CANONICAL_URL_META, request.url))
+            self.fail(archive, url, reason, failure.getErrorMessage())
+        return iter(())
+
     def fail(self, archive: AuthorArchive, url: str, reason: str, detail: str) -> None:
         """Stop ``archive`` for ``reason``: counted, logged with the URL, reported."""
         self.stats.inc_value(f"author_archive/failed/{reason}")
@@ -139,7 +161,8 @@ class AuthorArchivePager:
             "Archive of @%s stopped after %d page(s) at %s: %s: %s",
             archive.username, archive.pages, url, reason, detail,
         )  # fmt: skip
-        self.report(url, reason, detail)
+        if self.report is not None:
+            self.report(url, reason, detail)
 
     def _read_page(
         self, response: Response, archive: AuthorArchive
@@ -185,13 +208,11 @@ class AuthorArchivePager:
             return
         archive.seen_cursors.add(page.cursor_key)
         self.stats.inc_value("author_archive/requests")
-        yield Request(
+        yield self.callbacks.request(
             page.url,
             method=page.method,
             body=page.body or None,
             headers=page.headers or None,
-            callback=self.callback,
-            errback=self.errback,
             meta={
                 "entity_kind": "author_archive",
                 ARCHIVE_FORM_META: page.form,
@@ -211,8 +232,3 @@ def page_url(meta: dict[str, Any], url: str) -> str:
 
 def _author_cursor(result: PageResult) -> ListingCursor | None:
     return next((c for c in result.cursors if c.listing == AUTHOR_STORIES), None)
-
-
-def archive_of(meta: dict[str, Any]) -> AuthorArchive | None:
-    """A copy of the archive state a request carries (None: not an archive request)."""
-    return carried_state(meta, ARCHIVE_STATE_META, AuthorArchive)

@@ -14,17 +14,21 @@ crawl starts (its ``story_id`` column only is read). Stats: ``feed/requests``,
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow.parquet as pq
 from scrapy import Request
+from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
+from twisted.python.failure import Failure
 
 from topics_crawler.items import Story
 from topics_crawler.pages import PageResult
+from topics_crawler.spiders._helpers import Logger, OptionsSpider
+from topics_crawler.spiders._paging import Callbacks
 from topics_crawler.urls import MEDIUM_ROOT, MediumLink
 
 STORIES_FILE = "stories.parquet"
@@ -46,33 +50,54 @@ def known_story_ids(dataset_dir: str | Path | None) -> frozenset[str]:
     return frozenset(value for value in column.to_pylist() if isinstance(value, str))
 
 
+class FeedSpider(OptionsSpider, Protocol):
+    """What the feed source needs of the spider: the feed's callbacks."""
+
+    def parse_feed(self, response: Response) -> Iterator[Any]: ...
+    def on_error(self, failure: Failure) -> Iterator[Any]: ...
+
+
 class FeedSource:
     """Start requests of a feed crawl, and the stories of a feed worth a page request."""
 
     def __init__(
         self,
         *,
-        known: frozenset[str],
-        callback: Callable[..., Any],
-        errback: Callable[..., Any],
+        dataset_dir: str | Path | None,
+        callbacks: Callbacks,
         stats: StatsCollector,
-        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
+        logger: Logger,
     ) -> None:
-        self.known = known
-        self.callback = callback
-        self.errback = errback
+        self.dataset_dir = dataset_dir
+        self.callbacks = callbacks
         self.stats = stats
         self.logger = logger
-        stats.set_value("feed/known_in_dataset", len(known))
+
+    @classmethod
+    def from_spider(cls, spider: FeedSpider) -> FeedSource | None:
+        """The feed fast path of ``-a source=feed`` crawls (None for other sources)."""
+        if spider.options.source != "feed":
+            return None
+        assert spider.crawler.stats is not None
+        return cls(
+            dataset_dir=spider.crawler.settings.get("DATASET_DIR"),
+            callbacks=Callbacks(spider.parse_feed, spider.on_error),
+            stats=spider.crawler.stats,
+            logger=spider.logger,
+        )
+
+    @cached_property
+    def known(self) -> frozenset[str]:
+        """Story ids in the dataset, read once as the crawl starts (the first feed
+        request): after the dataset add-on finished an interrupted commit."""
+        return known_story_ids(self.dataset_dir)
 
     def start(self, slug: str) -> Request:
         """The feed request of tag ``slug``."""
+        self.stats.set_value("feed/known_in_dataset", len(self.known))
         self.stats.inc_value("feed/requests")
-        return Request(
-            tag_feed_url(slug),
-            callback=self.callback,
-            errback=self.errback,
-            meta={"entity_kind": "feed", "feed_tag": slug},
+        return self.callbacks.request(
+            tag_feed_url(slug), meta={"entity_kind": "feed", "feed_tag": slug}
         )
 
     def new_stories(self, result: PageResult) -> Iterator[tuple[MediumLink, Story | None]]:

@@ -1,11 +1,13 @@
-"""What the spider's callbacks share: entity keys, failure reasons, response encodings, the
-paging state requests carry."""
+"""What the spider and its parts share: what a part needs of the spider, entity keys,
+failure reasons, response encodings."""
 
 from __future__ import annotations
 
+import logging
 import re
-from typing import Any, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
+from scrapy import Request
 from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Response
 from twisted.python.failure import Failure
@@ -13,22 +15,24 @@ from twisted.python.failure import Failure
 from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
 from topics_crawler.urls import is_medium_domain
 
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
-class CarriedState(Protocol):
-    """Paging state a request carries in its meta (a tag's listing, a walk, an archive, a
-    thread): picklable, and copied whenever it is read or sent on."""
+    from topics_crawler.spiders._arguments import CrawlOptions
 
-    def copy(self) -> Self: ...
-
-
-State = TypeVar("State", bound=CarriedState)
+Logger = logging.Logger | logging.LoggerAdapter[logging.Logger]
 
 
-def carried_state(meta: dict[str, Any], key: str, kind: type[State]) -> State | None:
-    """A copy of the ``kind`` state a request carries under ``key`` (None: not such a
-    request), so reading an answer never changes the state another request holds."""
-    state = meta.get(key)
-    return state.copy() if isinstance(state, kind) else None
+class OptionsSpider(Protocol):
+    """What every part of the spider (a pager, the tag walker, the feed source) builds
+    itself from: the crawler (settings, stats, signals), the crawl's options, the logger.
+    Each part's own protocol adds the callbacks its requests carry."""
+
+    crawler: Crawler
+    options: CrawlOptions
+
+    @property
+    def logger(self) -> Logger: ...
 
 
 def item_key(item: Item) -> tuple[str, str]:
@@ -56,6 +60,12 @@ def failure_reason(failure: Failure) -> str:
         return "too_large"
     name = type(failure.value).__name__
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def request_of(failure: Failure) -> Request:
+    """The request of a failure an errback receives (Scrapy sets ``failure.request``)."""
+    request: Request = failure.request  # type: ignore[attr-defined]
+    return request
 
 
 def failure_status(failure: Failure) -> tuple[int | None, str]:

@@ -41,16 +41,17 @@ requests made while the scheduler could not say how many wait: no ``len()``).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, ClassVar, Protocol, Unpack
 
 from scrapy import Request
 from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
+from twisted.python.failure import Failure
 
+from topics_crawler import settings as defaults
 from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
 from topics_crawler.graphql import (
     GRAPHQL_URL,
@@ -66,12 +67,13 @@ from topics_crawler.graphql import (
 )
 from topics_crawler.items.values import format_timestamp
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
+from topics_crawler.middlewares.render_policy import HISTORY_FALLBACK
 from topics_crawler.pages import PageResult
+from topics_crawler.scheduling.queue_length import requests_waiting
 from topics_crawler.spiders._arguments import CrawlOptions
-from topics_crawler.spiders._helpers import carried_state
+from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._paging import Callbacks, Pager, PagerArguments, PagingState
 
-#: ``meta["render_reason"]`` of the tag page request that replaces a failed history.
-HISTORY_FALLBACK = "history_fallback"
 #: Request meta key: the tag slug a listing request pages.
 HISTORY_TAG_META = "history_tag"
 #: Request meta key: the tag's paging state (:class:`TagListing`) as of this request.
@@ -83,7 +85,6 @@ LISTING_PRIORITY = 10
 #: stays a few pages long and memory does not grow with the archive's size.
 QUEUE_AHEAD_PAGES = 4
 
-Callback = Callable[..., Any]
 #: How many requests wait in the scheduler now (None: it cannot say).
 WaitingCount = Callable[[], int | None]
 
@@ -112,63 +113,78 @@ SEEN_CURSORS_KEPT = 1000
 
 
 @dataclass
-class TagListing:
-    """Paging state of one tag: the ranges left, the cursor, what was taken. Carried by
-    each listing request (picklable: the Redis queue and JOBDIR store requests)."""
+class TagListing(PagingState):
+    """Paging state of one tag: the ranges left, the cursor, what was taken."""
+
+    meta_key: ClassVar[str] = HISTORY_STATE_META
 
     tag: str
     tag_url: str
     ranges: list[TimeRange]
     after: str | None = None
-    taken: int = 0
-    pages: int = 0
     seen_cursors: list[str] = field(default_factory=list)
     """The last ``SEEN_CURSORS_KEPT`` cursors read in the current range (one coming back
     is a paging loop)."""
-
-    def copy(self) -> TagListing:
-        return replace(self, ranges=list(self.ranges), seen_cursors=list(self.seen_cursors))
 
     @property
     def time_range(self) -> TimeRange:
         return self.ranges[0]
 
 
-@dataclass(frozen=True)
-class HistoryCallbacks:
-    """Spider callbacks the pager's requests carry."""
+class HistorySpider(OptionsSpider, Protocol):
+    """What the history pager needs of the spider: its listing callbacks, and the tag
+    page's for the fallback."""
 
-    listing: Callback
-    listing_error: Callback
-    tag_page: Callback
-    tag_error: Callback
+    def parse_history(self, response: Response) -> Iterator[Any]: ...
+    def on_history_error(self, failure: Failure) -> Iterator[Any]: ...
+    def parse_tag(self, response: Response) -> Iterator[Any]: ...
+    def on_error(self, failure: Failure) -> Iterator[Any]: ...
 
 
-class HistoryPager:
-    """Builds listing requests, reads their responses, decides what comes next."""
+class HistoryPager(Pager[TagListing]):
+    """Builds listing requests, reads their responses, decides what comes next
+    (``limit``: ``max_stories`` per tag)."""
+
+    state_type = TagListing
 
     def __init__(
         self,
         *,
         sort_order: SortOrder,
         ranges: list[TimeRange],
-        callbacks: HistoryCallbacks,
-        stats: StatsCollector,
+        fallback: Callbacks,
         waiting: WaitingCount,
-        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
-        max_stories: int | None = None,
-        page_size: int = MAX_PAGE_SIZE,
-        max_pages: int = 1000,
+        page_size: int,
+        **shape: Unpack[PagerArguments],
     ) -> None:
+        super().__init__(**shape)
         self.sort_order = sort_order
         self.ranges = ranges
-        self.callbacks = callbacks
-        self.stats = stats
+        self.fallback = fallback
+        """The tag page's callbacks, for the fallback request."""
         self.waiting = waiting
-        self.logger = logger
-        self.max_stories = max_stories
         self.page_size = max(1, min(page_size, MAX_PAGE_SIZE))
-        self.max_pages = max(1, max_pages)
+
+    @classmethod
+    def from_spider(cls, spider: HistorySpider) -> HistoryPager | None:
+        """The pager of ``-a history`` crawls (None without it)."""
+        options, crawler = spider.options, spider.crawler
+        if options.history is None:
+            return None
+        settings = crawler.settings
+        assert crawler.stats is not None
+        return cls(
+            sort_order=options.history,
+            ranges=history_ranges(options.since, datetime.now(UTC).date()),
+            fallback=Callbacks(spider.parse_tag, spider.on_error),
+            waiting=lambda: requests_waiting(crawler),
+            page_size=settings.getint("HISTORY_PAGE_SIZE", defaults.HISTORY_PAGE_SIZE),
+            callbacks=Callbacks(spider.parse_history, spider.on_history_error),
+            stats=crawler.stats,
+            logger=spider.logger,
+            limit=options.max_stories,
+            max_pages=settings.getint("HISTORY_MAX_PAGES", defaults.HISTORY_MAX_PAGES),
+        )
 
     def start(self, tag: str, tag_url: str) -> Request:
         """The first listing request of ``tag``."""
@@ -177,14 +193,14 @@ class HistoryPager:
     def read(self, response: Response) -> tuple[PageResult | None, Iterator[Request]]:
         """What one listing response gives: its page as a :class:`PageResult` (None when
         unusable) and the requests that follow (next page, or the fallback)."""
-        listing = listing_of(response.meta)
+        listing = self.state_of(response.meta)
         if listing is None:  # not a listing request of this pager
             self.stats.inc_value("history/ignored_responses")
             return None, iter(())
         page = read_archive_response(response.body, listing.seen_cursors)
         if isinstance(page, ArchiveFailure):
             return None, self.fail(listing, page.reason, page.detail)
-        nodes = page.nodes[: self._remaining(listing)]
+        nodes = page.nodes[: self.remaining(listing)]
         listing.pages += 1
         listing.taken += len(nodes)
         listing.seen_cursors = [*listing.seen_cursors, *page.cursors][-SEEN_CURSORS_KEPT:]
@@ -193,6 +209,13 @@ class HistoryPager:
         scraped_at = format_timestamp(datetime.now(UTC))
         result = archive_result(ArchivePage(nodes, page.cursors), response.url, scraped_at)
         return result, self._next(listing, page)
+
+    def failed(self, failure: Failure) -> Iterator[Request]:
+        listing = self.state_of(request_of(failure).meta)
+        if listing is None:
+            return iter(())
+        _status, reason = failure_status(failure)
+        return self.fail(listing, reason, failure.getErrorMessage())
 
     def fail(self, listing: TagListing, reason: str, detail: str) -> Iterator[Request]:
         """Stop paging the tag for ``reason`` and hand the tag page to the browser path."""
@@ -205,10 +228,10 @@ class HistoryPager:
             tag, self.sort_order, listing.time_range.label(), listing.pages, reason, detail,
             HISTORY_FALLBACK,
         )  # fmt: skip
-        yield fallback_request(listing.tag_url, self.callbacks.tag_page, self.callbacks.tag_error)
+        yield fallback_request(listing.tag_url, self.fallback)
 
     def _next(self, listing: TagListing, page: ArchivePage) -> Iterator[Request]:
-        if self._remaining(listing) == 0:
+        if self.remaining(listing) == 0:
             return self._finish(listing, "max_stories reached")
         if listing.pages >= self.max_pages:
             self.stats.inc_value("history/stopped/page_cap")
@@ -235,12 +258,6 @@ class HistoryPager:
         )  # fmt: skip
         return iter(())
 
-    def _remaining(self, listing: TagListing) -> int | None:
-        """Stories the tag may still take (None: no cap)."""
-        if self.max_stories is None:
-            return None
-        return max(0, self.max_stories - listing.taken)
-
     def _priority(self) -> int:
         """:data:`LISTING_PRIORITY`, or below the story pages when more than
         :data:`QUEUE_AHEAD_PAGES` pages' worth of requests wait in the scheduler."""
@@ -258,16 +275,14 @@ class HistoryPager:
             listing.tag,
             listing.time_range,
             self.sort_order,
-            first=min(self.page_size, self._remaining(listing) or self.page_size),
+            first=min(self.page_size, self.remaining(listing) or self.page_size),
             after=listing.after,
         )
-        return Request(
+        return self.callbacks.request(
             GRAPHQL_URL,
             method="POST",
             body=body,
             headers=REQUEST_HEADERS,
-            callback=self.callbacks.listing,
-            errback=self.callbacks.listing_error,
             priority=self._priority(),
             meta={
                 "entity_kind": "history",
@@ -277,17 +292,10 @@ class HistoryPager:
         )
 
 
-def listing_of(meta: dict[str, Any]) -> TagListing | None:
-    """A copy of the paging state a listing request carries (None: not a listing)."""
-    return carried_state(meta, HISTORY_STATE_META, TagListing)
-
-
-def fallback_request(tag_url: str, callback: Callback, errback: Callback) -> Request:
+def fallback_request(tag_url: str, callbacks: Callbacks) -> Request:
     """The tag page again, flagged for the browser path (it passed the dupefilter once)."""
-    return Request(
+    return callbacks.request(
         tag_url,
-        callback=callback,
-        errback=errback,
         dont_filter=True,
         meta={"entity_kind": "tag", RENDER_REASON_META: HISTORY_FALLBACK},
     )

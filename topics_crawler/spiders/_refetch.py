@@ -27,7 +27,6 @@ that never reach a callback.
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from scrapy import Request
@@ -37,9 +36,9 @@ from topics_crawler.browser.config import BrowserConfig
 from topics_crawler.middlewares.blocked import RENDER_REASON_META, original_request
 from topics_crawler.middlewares.render_policy import PAGE_KINDS, RENDER_COUNT_META
 from topics_crawler.pages import PageResult, missing_data
+from topics_crawler.spiders._helpers import Logger, OptionsSpider
 
 if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
     from topics_crawler.spiders._arguments import CrawlOptions
@@ -49,8 +48,6 @@ REFETCH_META = "state_refetch"
 #: Meta Scrapy sets for one download, which a new request must not carry (see Scrapy's
 #: MetaCopyDetectionMiddleware): the re-request is a new request, with its own retries.
 DOWNLOAD_META = frozenset({"download_latency", "retry_times", "cache_timestamp", "_dont_cache"})
-
-Logger = logging.LoggerAdapter[logging.Logger] | logging.Logger
 
 
 def has_broken_state(result: PageResult) -> bool:
@@ -94,9 +91,11 @@ class Refetcher:
         self.logger = logger
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, options: CrawlOptions, logger: Logger) -> Refetcher:
+    def from_spider(cls, spider: OptionsSpider) -> Refetcher:
+        crawler = spider.crawler
         assert crawler.stats is not None
-        return cls(BrowserConfig.from_settings(crawler.settings), options, crawler.stats, logger)
+        config = BrowserConfig.from_settings(crawler.settings)
+        return cls(config, spider.options, crawler.stats, spider.logger)
 
     def request_for(self, response: Response, result: PageResult) -> Request | None:
         """The request that replaces this response's result, or None to use the result."""

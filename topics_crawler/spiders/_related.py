@@ -30,17 +30,17 @@ Stats: ``tags/seeds``, ``tags/followed`` (related tags requested), ``tags/depth/
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.items import TagPage
 from topics_crawler.items.values import tag_slug
-from topics_crawler.spiders._helpers import carried_state
+from topics_crawler.spiders._helpers import Logger, OptionsSpider
+from topics_crawler.spiders._paging import CarriedState
 from topics_crawler.urls import tag_url
 
 #: Request meta key: the walk's state (:class:`TagWalk`) as of this tag request.
@@ -53,9 +53,11 @@ RequestsFor = Callable[[str, str, dict[str, Any]], Iterable[Request]]
 
 
 @dataclass
-class TagWalk:
+class TagWalk(CarriedState):
     """Breadth-first state of one topic-graph crawl, carried by its one tag request in
     flight (picklable: the Redis queue and JOBDIR store requests)."""
+
+    meta_key: ClassVar[str] = TAG_WALK_META
 
     queue: list[tuple[str, int]]
     """``(tag slug, depth)`` queued and not yet requested, in breadth-first order."""
@@ -64,8 +66,11 @@ class TagWalk:
     requested: int = 0
     """Tag pages requested so far, seeds included (the ``max_tags`` count)."""
 
-    def copy(self) -> TagWalk:
-        return replace(self, queue=list(self.queue), seen=set(self.seen))
+
+class WalkSpider(OptionsSpider, Protocol):
+    """What the tag walker needs of the spider: the requests of one tag."""
+
+    def tag_requests(self, slug: str, url: str, meta: dict[str, Any]) -> Iterator[Request]: ...
 
 
 class TagWalker:
@@ -78,13 +83,37 @@ class TagWalker:
         max_tags: int | None,
         requests_for: RequestsFor,
         stats: StatsCollector,
-        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
+        logger: Logger,
     ) -> None:
         self.max_depth = max_depth
         self.max_tags = max_tags
         self.requests_for = requests_for
         self.stats = stats
         self.logger = logger
+
+    @classmethod
+    def from_spider(cls, spider: WalkSpider) -> TagWalker | None:
+        """The walk of ``-a related_depth=N`` crawls (None without it); a walk request the
+        dupefilter drops hands the walk on (:meth:`dropped`)."""
+        options, crawler = spider.options, spider.crawler
+        if not options.related_depth:
+            return None
+        assert crawler.stats is not None
+        walker = cls(
+            max_depth=options.related_depth,
+            max_tags=options.max_tags,
+            requests_for=spider.tag_requests,
+            stats=crawler.stats,
+            logger=spider.logger,
+        )
+
+        def on_request_dropped(request: Request) -> None:
+            assert crawler.engine is not None, "requests are dropped while the engine runs"
+            for follow_up in walker.dropped(request):
+                crawler.engine.crawl(follow_up)
+
+        crawler.signals.connect(on_request_dropped, signal=signals.request_dropped, weak=False)
+        return walker
 
     def start(self, seeds: Iterable[str]) -> Iterator[Request]:
         """The request of the first seed tag; the others wait in its walk's queue."""
@@ -96,7 +125,7 @@ class TagWalker:
     def advance(self, meta: dict[str, Any], pages: Iterable[TagPage]) -> Iterator[Request]:
         """The tag page of a walk request was read (``pages``: what it gave, maybe
         nothing): queue its unseen related tags, then request the next tag."""
-        walk = walk_of(meta)
+        walk = TagWalk.from_meta(meta)
         if walk is None:
             return  # not a walk request (a history fallback, ``scrapy parse``)
         depth = int(meta.get(TAG_DEPTH_META, 0))
@@ -115,7 +144,7 @@ class TagWalker:
     def dropped(self, request: Request) -> Iterator[Request]:
         """A walk request the dupefilter dropped (its tag was requested before): the
         walk goes on with the next tag, so it never stalls."""
-        walk = walk_of(request.meta)
+        walk = TagWalk.from_meta(request.meta)
         if walk is None:
             return
         self.stats.inc_value("tags/walk_dropped")
@@ -141,8 +170,3 @@ class TagWalker:
             self.logger.info("Topic graph: following tag %s (depth %d)", slug, depth)
         meta = {TAG_WALK_META: walk.copy(), TAG_DEPTH_META: depth}
         yield from self.requests_for(slug, tag_url(slug), meta)
-
-
-def walk_of(meta: dict[str, Any]) -> TagWalk | None:
-    """A copy of the walk state a tag request carries (None: not a walk request)."""
-    return carried_state(meta, TAG_WALK_META, TagWalk)

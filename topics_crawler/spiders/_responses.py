@@ -28,15 +28,14 @@ Stats: ``responses/requests``, ``responses/pages``, ``responses/rows``,
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from scrapy import Request
 from scrapy.http import Response
-from scrapy.statscollectors import StatsCollector
+from twisted.python.failure import Failure
 
 from topics_crawler.graphql import GRAPHQL_URL
 from topics_crawler.graphql.post_responses import (
@@ -48,7 +47,14 @@ from topics_crawler.graphql.post_responses import (
 )
 from topics_crawler.items import Story, StoryResponse
 from topics_crawler.items.values import format_timestamp
-from topics_crawler.spiders._helpers import carried_state
+from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._paging import (
+    Callbacks,
+    Pager,
+    PagingState,
+    ReportingSpider,
+    failure_report,
+)
 
 #: Request meta key: the story whose responses a request asks for.
 RESPONSES_STORY_META = "responses_story"
@@ -57,44 +63,46 @@ RESPONSES_THREAD_META = "responses_thread"
 #: Most pages of top-level responses read for one story.
 MAX_PAGES = 20
 
-Callback = Callable[..., Any]
-
 
 @dataclass
-class Thread:
-    """Paging state of one story's responses, carried by each of its requests
-    (picklable: the Redis queue and ``JOBDIR`` store requests)."""
+class Thread(PagingState):
+    """Paging state of one story's responses."""
+
+    meta_key: ClassVar[str] = RESPONSES_THREAD_META
 
     story_id: str
     story_url: str
-    taken: int = 0
-    pages: int = 0
     seen_cursors: set[str] = field(default_factory=set)
 
-    def copy(self) -> Thread:
-        return replace(self, seen_cursors=set(self.seen_cursors))
+
+class ResponsesSpider(OptionsSpider, ReportingSpider, Protocol):
+    """What the responses fetcher needs of the spider: its responses callbacks."""
+
+    def parse_responses(self, response: Response) -> Iterator[Any]: ...
+    def on_responses_error(self, failure: Failure) -> Iterator[Any]: ...
 
 
-class ResponsesFetcher:
-    """Builds response requests, reads their answers, decides what comes next."""
+class ResponsesFetcher(Pager[Thread]):
+    """Builds response requests, reads their answers, decides what comes next
+    (``limit``: rows per story, replies included)."""
 
-    def __init__(
-        self,
-        *,
-        limit: int,
-        callback: Callback,
-        errback: Callback,
-        stats: StatsCollector,
-        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
-        report: Callable[[str, str, str], None],
-    ) -> None:
-        self.limit = limit
-        self.callback = callback
-        self.errback = errback
-        self.stats = stats
-        self.logger = logger
-        self.report = report
-        """``report(url, reason, detail)``: record a failure for ``failures.jsonl``."""
+    state_type = Thread
+    limit: int
+
+    @classmethod
+    def from_spider(cls, spider: ResponsesSpider) -> ResponsesFetcher | None:
+        """The fetcher of ``-a responses=N`` crawls (None without it)."""
+        if not spider.options.responses:
+            return None
+        assert spider.crawler.stats is not None
+        return cls(
+            callbacks=Callbacks(spider.parse_responses, spider.on_responses_error),
+            stats=spider.crawler.stats,
+            logger=spider.logger,
+            limit=spider.options.responses,
+            max_pages=MAX_PAGES,
+            report=failure_report(spider, "responses"),
+        )
 
     def start(self, story: Story) -> Iterator[Request]:
         """The first request for ``story``'s responses; none when it says it has none."""
@@ -108,7 +116,7 @@ class ResponsesFetcher:
 
     def read(self, response: Response) -> Iterator[StoryResponse | Request]:
         """Rows of one answer, then the next page's request (or nothing)."""
-        thread = thread_of(response.meta)
+        thread = self.state_of(response.meta)
         if thread is None or thread.taken >= self.limit:
             self.stats.inc_value("responses/ignored_answers")
             return
@@ -139,41 +147,40 @@ class ResponsesFetcher:
         yield from page.rows
         if page.next_to is None or thread.taken >= self.limit:
             return
-        if thread.pages >= MAX_PAGES:
+        if thread.pages >= self.max_pages:
             self.stats.inc_value("responses/stopped/page_cap")
             return
         thread.seen_cursors.add(page.next_to)
         yield self._request(thread, page.next_to)
 
+    def failed(self, failure: Failure) -> Iterator[Request]:
+        _status, reason = failure_status(failure)
+        self.fail(request_of(failure).meta, reason, failure.getErrorMessage())
+        return iter(())
+
     def fail(self, meta: dict[str, Any], reason: str, detail: str) -> None:
         """Stop the responses of the story a request with ``meta`` asked for:
         counted, logged, reported."""
-        thread = thread_of(meta)
+        thread = self.state_of(meta)
         story_id = thread.story_id if thread is not None else meta.get(RESPONSES_STORY_META, "")
         url = thread.story_url if thread is not None else story_id
         self.stats.inc_value(f"responses/failed/{reason}")
         self.logger.error(
             "Responses of story %s (%s) stopped: %s: %s", story_id, url, reason, detail
         )
-        self.report(url, reason, detail)
+        if self.report is not None:
+            self.report(url, reason, detail)
 
     def _request(self, thread: Thread, to: str | None) -> Request:
         self.stats.inc_value("responses/requests")
-        return Request(
+        return self.callbacks.request(
             GRAPHQL_URL,
             method="POST",
             body=responses_body(thread.story_id, min(PAGE_SIZE, self.limit), to),
             headers=REQUEST_HEADERS,
-            callback=self.callback,
-            errback=self.errback,
             meta={
                 "entity_kind": "responses",
                 RESPONSES_STORY_META: thread.story_id,
                 RESPONSES_THREAD_META: thread.copy(),
             },
         )
-
-
-def thread_of(meta: dict[str, Any]) -> Thread | None:
-    """A copy of the thread state a request carries (None: not a responses request)."""
-    return carried_state(meta, RESPONSES_THREAD_META, Thread)

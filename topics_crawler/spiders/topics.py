@@ -24,10 +24,10 @@ and ``scrapy shell <url>`` fetches it as a crawl would (see
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from functools import cached_property
-from typing import Any
+from typing import Any, Self
 
-from scrapy import Request, Spider
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
@@ -45,25 +45,18 @@ from topics_crawler.spiders._arguments import (
     CrawlOptions,
     SpiderArgumentError,
 )
-from topics_crawler.spiders._author_archive import AuthorArchivePager, archive_of, page_url
-from topics_crawler.spiders._components import (
-    archive_pager,
-    feed_source,
-    history_pager,
-    responses_fetcher,
-    tag_walker,
-)
+from topics_crawler.spiders._author_archive import AuthorArchivePager
 from topics_crawler.spiders._feed import FeedSource
 from topics_crawler.spiders._helpers import (
     failure_status,
     item_key,
+    request_of,
     response_encoding,
 )
 from topics_crawler.spiders._history import (
     HistoryPager,
     count_expected_history,
     is_history_fallback,
-    listing_of,
 )
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.spiders._related import TagWalker
@@ -85,10 +78,36 @@ class TopicsSpider(Spider):
             k: v for k, v in arguments.items() if v is not None and k in SPIDER_ARGUMENTS
         }
         self.options = CrawlOptions.from_spider_arguments(arguments, require_tags=False)
-        #: Pages tag histories over GraphQL (``-a history``); set when the crawl starts.
+        # The crawl's parts, built when the spider opens (:meth:`build_parts`); None when
+        # their ``-a`` argument is off.
+        #: Turns a page result's fetch-again signals into requests (``_refetch``).
+        self.refetcher: Refetcher
+        #: Reads each tag's RSS feed instead of its page (``-a source=feed``).
+        self.feeds: FeedSource | None = None
+        #: Walks related tags breadth first (``-a related_depth=N``).
+        self.walker: TagWalker | None = None
+        #: Pages tag histories over GraphQL (``-a history``).
         self.history: HistoryPager | None = None
-        #: Fetches each story's responses (``-a responses=N``); set when the crawl starts.
+        #: Pages each followed author's archive (``-a author_stories=N``).
+        self.archives: AuthorArchivePager | None = None
+        #: Fetches each story's responses (``-a responses=N``).
         self.threads: ResponsesFetcher | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.build_parts, signal=signals.spider_opened)
+        return spider
+
+    def build_parts(self) -> None:
+        """Build the crawl's parts, each by its own ``from_spider``, when the spider opens
+        (the crawler's stats exist from then on: Scrapy builds them after the spider)."""
+        self.refetcher = Refetcher.from_spider(self)
+        self.feeds = FeedSource.from_spider(self)
+        self.walker = TagWalker.from_spider(self)
+        self.history = HistoryPager.from_spider(self)
+        self.archives = AuthorArchivePager.from_spider(self)
+        self.threads = ResponsesFetcher.from_spider(self)
 
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
@@ -113,9 +132,7 @@ class TopicsSpider(Spider):
             names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
             self.logger.warning("Ignoring unknown spider arguments: %s", names)
             self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
-        self.history = history_pager(self)
-        self.threads = responses_fetcher(self)
-        if self.options.source == "feed":
+        if self.feeds is not None:
             for slug in self.options.tag_urls:
                 yield self.feeds.start(slug)
             return
@@ -127,21 +144,6 @@ class TopicsSpider(Spider):
             for request in self.tag_requests(slug, url, {}):
                 yield request
 
-    @cached_property
-    def feeds(self) -> FeedSource:
-        """The feed fast path of ``-a source=feed`` crawls (stories the dataset lacks)."""
-        return feed_source(self)
-
-    @cached_property
-    def walker(self) -> TagWalker | None:
-        """The breadth-first related-tag walk of ``-a related_depth=N`` (None without it)."""
-        return tag_walker(self)
-
-    @cached_property
-    def archives(self) -> AuthorArchivePager | None:
-        """The author archive pager of ``-a author_stories=N`` (None without it)."""
-        return archive_pager(self)
-
     def tag_requests(self, slug: str, url: str, meta: dict[str, Any]) -> Iterator[Request]:
         """The tag page of ``slug`` (one request per tag: its identity is its fingerprint),
         and the first page of its history with ``-a history``."""
@@ -149,12 +151,6 @@ class TopicsSpider(Spider):
         yield Request(url, callback=self.parse_tag, errback=self.on_error, meta=meta)
         if self.history is not None:
             yield self.history.start(slug, url)
-
-    def on_request_dropped(self, request: Request) -> None:
-        """A dropped walk request hands the walk on (see ``_related``)."""
-        if self.walker is not None:
-            for follow_up in self.walker.dropped(request):
-                self.crawler.engine.crawl(follow_up)
 
     # --- callbacks ---------------------------------------------------------------
 
@@ -175,6 +171,7 @@ class TopicsSpider(Spider):
     def parse_feed(self, response: Response) -> Iterator[Item | Request]:
         """A tag's RSS feed (``-a source=feed``): the page of each story the dataset lacks
         (its feed item travels along and is kept if the page fails)."""
+        assert self.feeds is not None, "feed requests exist only with a feed source"
         result = self.parse_response(response, "feed")
         if isinstance(result, Request):
             yield result
@@ -216,11 +213,7 @@ class TopicsSpider(Spider):
     def on_history_error(self, failure: Failure) -> Iterator[Request]:
         """A listing request failed for good (HTTP error, timeout): fall back like a bad page."""
         assert self.history is not None, "listing requests exist only with a pager"
-        request = failure.request  # type: ignore[attr-defined]
-        _status, reason = failure_status(failure)
-        listing = listing_of(request.meta)
-        if listing is not None:
-            yield from self.history.fail(listing, reason, failure.getErrorMessage())
+        yield from self.history.failed(failure)
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
         for output in self.parse_entity(response, "story", known, follow=("author", "publication")):
@@ -233,12 +226,10 @@ class TopicsSpider(Spider):
         assert self.threads is not None, "responses requests exist only with a fetcher"
         yield from self.threads.read(response)
 
-    def on_responses_error(self, failure: Failure) -> None:
+    def on_responses_error(self, failure: Failure) -> Iterator[Request]:
         """A responses request failed for good: that story's responses stop, nothing else."""
         assert self.threads is not None, "responses requests exist only with a fetcher"
-        request = failure.request  # type: ignore[attr-defined]
-        _status, reason = failure_status(failure)
-        self.threads.fail(request.meta, reason, failure.getErrorMessage())
+        yield from self.threads.failed(failure)
 
     def parse_author(self, response: Response, known: Author | None = None) -> Iterator[Any]:
         result = self.parse_response(response, "author")
@@ -258,15 +249,10 @@ class TopicsSpider(Spider):
         if result is not None:
             yield from self.take_stories(result, take)
 
-    def on_archive_error(self, failure: Failure) -> None:
+    def on_archive_error(self, failure: Failure) -> Iterator[Request]:
         """An archive request failed for good: that author's archive stops, nothing else."""
         assert self.archives is not None, "archive requests exist only with a pager"
-        request = failure.request  # type: ignore[attr-defined]
-        archive = archive_of(request.meta)
-        if archive is not None:
-            _status, reason = failure_status(failure)
-            url = page_url(request.meta, request.meta.get(CANONICAL_URL_META, request.url))
-            self.archives.fail(archive, url, reason, failure.getErrorMessage())
+        yield from self.archives.failed(failure)
 
     def parse_publication(
         self, response: Response, known: Publication | None = None
@@ -274,7 +260,7 @@ class TopicsSpider(Spider):
         yield from self.parse_entity(response, "publication", known)
 
     def on_error(self, failure: Failure) -> Iterator[Item | Request]:
-        request = failure.request  # type: ignore[attr-defined]
+        request = request_of(failure)
         if self.walker is not None:
             yield from self.walker.advance(request.meta, ())  # a tag that cannot be read
         kind = request.meta.get("entity_kind", "tag")
@@ -312,7 +298,7 @@ class TopicsSpider(Spider):
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
-        if (again := self.refetch(response, result)) is not None:
+        if (again := self.refetcher.request_for(response, result)) is not None:
             return again
         record_coverage(stats, kind, result)  # only the parse whose result is kept
         if not result.items:
@@ -346,16 +332,6 @@ class TopicsSpider(Spider):
             attempts=meta.get("retry_times", 0) + 1,
             spider=self,
         )
-
-    @cached_property
-    def refetcher(self) -> Refetcher:
-        """Turns the page results' fetch-again signals into requests (see ``_refetch``)."""
-        return Refetcher.from_crawler(self.crawler, self.options, self.logger)
-
-    def refetch(self, response: Response, result: PageResult) -> Request | None:
-        """The request to make instead of using ``result`` (broken state, needs the
-        browser), or None."""
-        return self.refetcher.request_for(response, result)
 
     def entity_item(self, result: PageResult, item_type: str, known: Item | None) -> Iterator[Item]:
         item = next(iter(result.items_of(item_type)), None)
