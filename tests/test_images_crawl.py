@@ -12,7 +12,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.site.content import default_site
 from tests.site.faults import FaultPlan
 from tests.site.images import (
@@ -41,7 +41,7 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlRun, SiteSer
     out = tmp_path_factory.mktemp("images")
     dataset = out / "dataset"
     with SiteServer(content, faults=faults) as site:
-        run = run_crawl(
+        run = crawl_in_process(
             site.base_url,
             out,
             f"tags={TAG}",
