@@ -48,7 +48,7 @@ COVERED_ELSEWHERE = {
 #: Commands this module runs (everything else in the README must be covered above).
 RUN_HERE = (
     r"^\.venv/bin/scrapy (crawl|parse|shell) ",
-    r"^\.venv/bin/python -m topics_crawler report ",
+    r"^\.venv/bin/python -m topics_crawler (report|markdown) ",
     r"^\.venv/bin/python -c ",  # the dataset section's DuckDB / polars / datasets lines
     r"^<python block>",
 )

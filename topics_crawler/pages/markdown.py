@@ -32,7 +32,7 @@ Rendering rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from topics_crawler.pages._markdown_inline import (
     destination,
@@ -76,6 +76,7 @@ __all__ = [
     "legacy_blocks",
     "render_markdown",
     "utf16_markups",
+    "with_image_links",
 ]
 
 PREVIEW_NOTICE = (
@@ -157,6 +158,20 @@ def image_links(markdown: str) -> list[str]:
         return []
     found = (url for _, _, url in _figures(markdown.split("\n")))
     return list(dict.fromkeys(found))
+
+
+def with_image_links(markdown: str, replacements: Mapping[str, str]) -> str:
+    """``markdown`` with each figure whose URL is a key of ``replacements`` pointing at its
+    value instead (a local copy); everything else byte for byte."""
+    if "![" not in markdown or not replacements:
+        return markdown
+    lines = markdown.split("\n")
+    for index, figure, url in list(_figures(lines)):
+        if url in replacements:
+            line = lines[index]
+            new = destination(replacements[url])
+            lines[index] = line[: figure.start(1)] + new + line[figure.end(1) :]
+    return "\n".join(lines)
 
 
 def _figures(lines: list[str]) -> Iterator[tuple[int, re.Match[str], str]]:
