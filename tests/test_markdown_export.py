@@ -59,6 +59,8 @@ def a_story(**values: Any) -> dict[str, Any]:
         "claps": 1200,
         "scraped_at": "2026-01-05T12:00:00Z",
         "is_member_only": False,
+        "access": "full",
+        "preview_share": None,
         "markdown": f"First.\n\n![a figure]({MIRO}1*a.png)\n*caption*\n\nLast.",
         "images": [],
     }
@@ -103,6 +105,7 @@ def test_front_matter_reads_back_with_its_types() -> None:
         "claps": 1200,
         "claps_as_of": datetime(2026, 1, 5, 12, 0, tzinfo=UTC),
         "member_only": False,
+        "access": "full",
         "medium_id": "0123456789ab",
     }
 
@@ -205,6 +208,8 @@ def test_a_crawled_dataset_becomes_a_site_with_its_images(
         assert matter["canonical_url"] == story["url"]
         assert matter["claps"] == story["claps"]
         assert matter["member_only"] is story["is_member_only"]
+        assert matter["access"] == story["access"]
+        assert matter.get("preview_share") == story["preview_share"]
         assert matter["tags"] == story["tags"]
         assert isinstance(matter["date"], datetime)
         seen = read_back(body)

@@ -150,6 +150,7 @@ DATASET_MANIFEST_SETTINGS = [
 # the export pipelines.
 ITEM_PIPELINES = {
     "topics_crawler.pipelines.normalize.NormalizePipeline": 100,
+    "topics_crawler.pipelines.access.AccessFilterPipeline": 150,  # -a access=free|member_only
     "topics_crawler.pipelines.validate.ValidatePipeline": 200,
     "topics_crawler.pipelines.images.StoryImagesPipeline": 250,  # off unless IMAGES_ENABLED
     "topics_crawler.pipelines.dedupe.DedupePipeline": 300,

@@ -123,7 +123,12 @@ class StateBuilder:
         return key
 
     def post(
-        self, story: SiteStory, *, with_body: bool = False, extended_preview: bool = False
+        self,
+        story: SiteStory,
+        *,
+        with_body: bool = False,
+        extended_preview: bool = False,
+        member: bool = False,
     ) -> str:
         """A story and everything it references; ``with_body`` adds the paragraphs;
         ``extended_preview`` stores the preview as 2022 listings do
@@ -161,15 +166,15 @@ class StateBuilder:
         if extended_preview:
             entity[_EXTENDED_PREVIEW_KEY] = entity.pop("previewContent")
         if with_body:
-            entity['content({"postMeteringOptions":{"referrer":""}})'] = self._body(story)
+            entity['content({"postMeteringOptions":{"referrer":""}})'] = self._body(story, member)
         self.entities[key] = entity
         return key
 
-    def _body(self, story: SiteStory) -> Entity:
+    def _body(self, story: SiteStory, member: bool = False) -> Entity:
         version = hashlib.sha1(f"version:{story.id}".encode()).hexdigest()[:12]
         refs = []
         index = 0
-        for number, block in enumerate(story.body()):
+        for number, block in enumerate(story.body(member)):
             paragraph_id = f"{version}_{number}"
             paragraph: Entity = {"__typename": "Paragraph", "id": paragraph_id}
             if isinstance(block, str):
@@ -191,7 +196,7 @@ class StateBuilder:
             refs.append(ref(f"Paragraph:{paragraph_id}"))
         return {
             "__typename": "PostContent",
-            "isLockedPreviewOnly": story.member_only,
+            "isLockedPreviewOnly": story.member_only and not member,
             "bodyModel": {"__typename": "RichText", "paragraphs": refs},
         }
 

@@ -186,10 +186,10 @@ class SiteStory:
         """What a logged-out reader sees of a member-only story."""
         return self.paragraphs[:2] if self.member_only else self.paragraphs
 
-    def body(self) -> list[str | SiteFigure]:
+    def body(self, member: bool = False) -> list[str | SiteFigure]:
         """What the page shows of the body in order: paragraphs and the figures among them
-        (a member-only story's figures past its preview are not shown)."""
-        shown = self.preview_paragraphs
+        (a member-only story's figures past its preview are shown to members only)."""
+        shown = self.paragraphs if member else self.preview_paragraphs
         out: list[str | SiteFigure] = []
         for index in range(len(shown) + 1):
             out += [figure for figure in self.figures if figure.after == index]
@@ -252,6 +252,17 @@ class SiteContent:
     """Story id → its top-level responses (each with its replies); see ``tests.site.threads``."""
     responses_fault: str | None = None
     """Misbehaviour of the responses answer, one of ``tests.site.threads.FAULTS``."""
+    member_sids: set[str] = field(default_factory=set)
+    """``sid`` cookie values of paying members' sessions: their story pages are whole."""
+
+    def is_member(self, cookie_header: str) -> bool:
+        """True when a ``Cookie`` header carries the ``sid`` of a member's session."""
+        sids = {
+            value.strip()
+            for name, _, value in (part.partition("=") for part in cookie_header.split(";"))
+            if name.strip() == "sid"
+        }
+        return bool(sids & self.member_sids)
 
     def add_author(self, author: SiteAuthor) -> SiteAuthor:
         self.authors[author.username] = author

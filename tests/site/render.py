@@ -48,13 +48,15 @@ def iso_ms(moment: datetime) -> str:
 # --- story -----------------------------------------------------------------------
 
 
-def story_page(content: SiteContent, story: SiteStory) -> str:
-    """A story page; member-only stories show only their preview paragraphs."""
+def story_page(content: SiteContent, story: SiteStory, *, member: bool = False) -> str:
+    """A story page; member-only stories show only their preview paragraphs, except to a
+    ``member``'s session."""
     author = content.authors[story.author]
     publication = content.publication_of(story)
     canonical = content.story_url(story)
     state = StateBuilder(content)
-    state.query(root_call("postResult", id=story.id), ref(state.post(story, with_body=True)))
+    post = state.post(story, with_body=True, member=member)
+    state.query(root_call("postResult", id=story.id), ref(post))
     title_parts = [story.title, f"by {author.name}", *([publication.name] if publication else [])]
     return page(
         title=" | ".join([*title_parts, "Medium"]),
@@ -85,7 +87,7 @@ def story_page(content: SiteContent, story: SiteStory) -> str:
         },
         json_ld=_story_json_ld(content, story),
         state=state.to_dict() if story.state else None,
-        body=_story_body(content, story, host_of(canonical)),
+        body=_story_body(content, story, host_of(canonical), member),
     )
 
 
@@ -130,7 +132,7 @@ def _story_json_ld(content: SiteContent, story: SiteStory) -> dict[str, Any]:
     return data
 
 
-def _story_body(content: SiteContent, story: SiteStory, host: str) -> str:
+def _story_body(content: SiteContent, story: SiteStory, host: str, member: bool) -> str:
     author = content.authors[story.author]
     publication = content.publication_of(story)
     source = f"post_page-----{story.id}--------------------------------"
@@ -140,12 +142,12 @@ def _story_body(content: SiteContent, story: SiteStory, host: str) -> str:
             f'<a class="pw-publication" href="{esc(href(publication.url, host, source))}">'
             f"{esc(publication.name)}</a>"
         )
-    paragraphs = _body_blocks(story)
+    paragraphs = _body_blocks(story, member)
     article_class = ' class="meteredContent"' if story.member_only else ""
     paywall = (
         '<div class="paywall"><p>The author made this story available to Medium members only.'
         "</p></div>"
-        if story.member_only
+        if story.member_only and not member
         else ""
     )
     tags = "".join(
@@ -173,11 +175,11 @@ def _story_body(content: SiteContent, story: SiteStory, host: str) -> str:
     )
 
 
-def _body_blocks(story: SiteStory) -> str:
+def _body_blocks(story: SiteStory, member: bool) -> str:
     """The body's paragraphs and figures (``<figure>`` with its ``<picture>``, as Medium)."""
     out = []
     index = 0
-    for number, block in enumerate(story.body()):
+    for number, block in enumerate(story.body(member)):
         if isinstance(block, str):
             out.append(
                 f'<p id="{paragraph_name(story, index)}" class="pw-post-body-paragraph mv mw" '

@@ -66,7 +66,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(limited, send_body)
             return
         response = site.js_response(self.path, self.headers.get("Cookie") or "")
-        response = response or resolve(site.content, self.path)
+        cookie = self.headers.get("Cookie") or ""
+        response = response or resolve(site.content, self.path, site.content.is_member(cookie))
         fault = site.faults.fault(self.path, response) if site.faults else None
         if fault is not None:
             site.record(self.command, self.path, fault.status)

@@ -140,6 +140,17 @@ class Story:
         Kind.BOOL,
         "True when ``text`` is only the preview a logged-out reader sees (locked story).",
     )
+    access: str | None = spec(
+        Kind.TEXT,
+        "How much of the story ``text`` holds: ``full``, ``preview`` (a member-only story as a"
+        " logged-out reader sees it) or ``full_with_session`` (a member-only story shown whole"
+        " to the user's own session cookie); None without text. No wall is bypassed.",
+    )
+    preview_share: float | None = spec(
+        Kind.MINUTES,
+        "A preview's words over the story's word count, where Medium states the count"
+        " (0.3127); None otherwise.",
+    )
     markdown: str | None = spec(
         Kind.BODY,
         "Body as CommonMark with its formatting: headings, lists, fenced code (byte for "

@@ -29,8 +29,8 @@ richer record *R* and the other *O*; at equal richness the later arrival is *R*
 4. otherwise *R*'s value wins, counts included (a page beats a card; between
    equals, the later arrival's fresher count).
 
-A ``*_raw`` companion travels with its value, and so does ``text_is_preview``
-with ``text``. ``scraped_at`` of the merge is the later of the two.
+A ``*_raw`` companion travels with its value, and so do ``text_is_preview``, ``access``
+and ``preview_share`` with ``text``. ``scraped_at`` of the merge is the later of the two.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ from topics_crawler.items.fields import Kind, kinds, raw_companion
 from topics_crawler.items.layers import is_empty
 
 _NOT_DATA = frozenset({"item_type", "scraped_at"})
+#: A story's fields that describe its ``text`` and move with it.
+_TRAVEL_WITH_TEXT = frozenset({"text_is_preview", "access", "preview_share"})
 #: Request meta key holding the identity key of the entity a request fetches.
 ENTITY_KEY_META = "entity_key"
 #: Link kinds (:class:`topics_crawler.urls.MediumLink`) → the item type they lead to.
@@ -122,7 +124,7 @@ def merge_records(item_type: str, earlier: dict[str, Any], later: dict[str, Any]
     richer, other = (later, earlier) if later_is_richer else (earlier, later)
     merged = dict(richer)
     for name, kind in kinds(item_type).items():
-        if name in _NOT_DATA or kind is Kind.RAW or name == "text_is_preview":
+        if name in _NOT_DATA or kind is Kind.RAW or name in _TRAVEL_WITH_TEXT:
             continue
         if _other_wins(item_type, name, kind, richer, other):
             for moving in _travelling_with(item_type, name):
@@ -156,7 +158,7 @@ def _travelling_with(item_type: str, name: str) -> list[str]:
     if companion:
         moving.append(companion)
     if item_type == "story" and name == "text":
-        moving.append("text_is_preview")
+        moving += sorted(_TRAVEL_WITH_TEXT)
     return moving
 
 

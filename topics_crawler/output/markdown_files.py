@@ -11,7 +11,8 @@ writes, for each story of the dataset that has a body:
 (:func:`front_matter`) holds the title, the slug (the URL both generators give the page),
 subtitle (also as ``description``), author,
 publication, dates (``date``, ``lastmod`` / ``last_modified_at``), tags, canonical URL,
-claps with the time they were read (``claps_as_of``), the member-only flag and Medium's id;
+claps with the time they were read (``claps_as_of``), the member-only flag, the access level
+and the preview's share (:mod:`topics_crawler.items.access`) and Medium's id;
 the body is the story's Markdown (a member-only story's preview ends with a line saying
 so), its figures pointing at the images the crawl stored (``-s IMAGES_ENABLED=1``), copied
 beside the posts and linked from the site root (``/images/full/<sha1>.jpg``); a figure
@@ -55,6 +56,8 @@ COLUMNS = (
     "claps",
     "scraped_at",
     "is_member_only",
+    "access",
+    "preview_share",
     "markdown",
     "images",
 )
@@ -139,6 +142,8 @@ def front_matter(story: Mapping[str, Any]) -> str:
         ("claps", story.get("claps"), False),
         ("claps_as_of", story.get("scraped_at") if story.get("claps") is not None else None, True),
         ("member_only", story.get("is_member_only"), False),
+        ("access", story.get("access"), False),
+        ("preview_share", story.get("preview_share"), False),
         ("medium_id", story.get("story_id"), False),
     ]
     lines = ["---"]

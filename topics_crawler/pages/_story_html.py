@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from topics_crawler.items.access import access_level
 from topics_crawler.items.values import (
     clean_text,
     parse_count,
@@ -320,6 +321,7 @@ def _dom_body(doc: Document) -> dict[str, Any]:
         "text": text,
         "markdown": render_markdown(blocks, preview=locked),
         "text_is_preview": locked if text else None,
+        "access": access_level(bool(text), locked),
         "word_count": count_words(text) if text and not locked else None,
     }
 

@@ -32,11 +32,14 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage
+from topics_crawler.items.access import seen_with_session
 from topics_crawler.items.merge import ENTITY_KEY_META, link_identity, merge_items
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_edges import tag_edges
+from topics_crawler.pipelines.access import wanted
+from topics_crawler.safety.secrets import SESSION_META
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import (
@@ -216,7 +219,9 @@ class TopicsSpider(Spider):
         yield from self.history.failed(failure)
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
-        for output in self.parse_entity(response, "story", known, follow=("author", "publication")):
+        session = bool(response.meta.get(SESSION_META))
+        for found in self.parse_entity(response, "story", known, follow=("author", "publication")):
+            output = seen_with_session(found) if session and isinstance(found, Story) else found
             yield output
             if self.threads is not None and isinstance(output, Story):
                 yield from self.threads.start(output)
@@ -358,7 +363,12 @@ class TopicsSpider(Spider):
     def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Request]:
         """A request for the entity's page; its fingerprint is the entity's identity
         (:mod:`topics_crawler.items.merge`), so the dupefilter lets one request per entity through
-        (aliases of the same story share its id) and the spider keeps no set of its own."""
+        (aliases of the same story share its id) and the spider keeps no set of its own.
+        A story whose card says it is of the kind ``-a access`` leaves out is not fetched."""
+        said = known.is_member_only if isinstance(known, Story) else None
+        if said is not None and not wanted(self.options.access, said):
+            self.crawler.stats.inc_value("access_filter/not_fetched")
+            return
         meta: dict[str, Any] = {"entity_kind": link.kind}
         identity = link_identity(link.kind, link.key)
         if identity is not None:
