@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime
 
+import pyarrow as pa
 import pytest
 
 from topics_crawler.items import (
     ITEM_CLASSES,
     Author,
+    Publication,
     Story,
     fill_missing,
     item_from_dict,
@@ -74,18 +77,38 @@ def test_every_field_is_declared_documented_and_empty_by_default(item_class: typ
 
 @pytest.mark.parametrize("item_type", list(ITEM_CLASSES))
 def test_raw_companions_and_identity_name_declared_fields(item_type: str) -> None:
-    names = set(kinds(item_type))
-    for name, declared in specs_of(ITEM_CLASSES[item_type]).items():
+    item_class = ITEM_CLASSES[item_type]
+    names = set(kinds(item_class))
+    for name, declared in specs_of(item_class).items():
         if declared.raw:
-            assert kinds(item_type).get(declared.raw) is Kind.RAW, name
-    for name, declared in specs_of(ITEM_CLASSES[item_type]).items():
+            assert kinds(item_class).get(declared.raw) is Kind.RAW, name
+    for name, declared in specs_of(item_class).items():
         if declared.kind is Kind.RECORD_LIST:
             assert declared.members, f"{name}: a record list declares its members"
-    assert identity_fields(item_type)
-    assert set(identity_fields(item_type)) <= names
-    assert all(set(group) <= names for group in required_groups(item_type))
+    assert identity_fields(item_class)
+    assert set(identity_fields(item_class)) <= names
+    assert all(set(group) <= names for group in required_groups(item_class))
 
 
 def test_required_groups_read_the_declarations() -> None:
-    assert required_groups("author") == [("author_id", "username"), ("url",), ("scraped_at",)]
-    assert identity_fields("publication") == ("publication_id", "slug", "domain")
+    assert required_groups(Author) == [("author_id", "username"), ("url",), ("scraped_at",)]
+    assert identity_fields(Publication) == ("publication_id", "slug", "domain")
+
+
+def test_each_kind_declares_its_normaliser_check_and_column_once() -> None:
+    """What a kind means lives on the kind; the pipelines and the exporter read it there."""
+    now = datetime(2026, 1, 2, tzinfo=UTC)
+    claps = specs_of(Story)["claps"]
+    assert claps.kind is Kind.COUNT
+    assert Kind.COUNT.normalise("1.2K", now) == (1200, "1.2K")
+    assert Kind.COUNT.check(-1) == "negative"
+    assert Kind.COUNT.column("claps", claps).type == pa.int64()
+    published = specs_of(Story)["published_at"]
+    assert Kind.TIMESTAMP.column("published_at", published).type == pa.timestamp("ms", tz="UTC")
+    for kind in Kind:
+        assert kind.value.doc, kind
+        assert callable(kind.normalise), kind
+        assert callable(kind.check), kind
+    for item_class in ITEM_CLASSES.values():
+        for name, declared in specs_of(item_class).items():
+            assert declared.kind.column(name, declared).name == name

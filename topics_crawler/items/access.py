@@ -14,8 +14,10 @@ estimated.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from topics_crawler.items.classes import Story
+if TYPE_CHECKING:  # the item classes import this module's levels (through the field kinds)
+    from topics_crawler.items.classes import Story
 
 FULL = "full"
 PREVIEW = "preview"

@@ -141,13 +141,13 @@ class Story:
         "True when ``text`` is only the preview a logged-out reader sees (locked story).",
     )
     access: str | None = spec(
-        Kind.TEXT,
+        Kind.ACCESS,
         "How much of the story ``text`` holds: ``full``, ``preview`` (a member-only story as a"
         " logged-out reader sees it) or ``full_with_session`` (a member-only story shown whole"
         " to the user's own session cookie); None without text. No wall is bypassed.",
     )
     preview_share: float | None = spec(
-        Kind.MINUTES,
+        Kind.SHARE,
         "A preview's words over the story's word count, where Medium states the count"
         " (0.3127); None otherwise.",
     )
@@ -492,7 +492,9 @@ ITEM_TYPES = tuple(ITEM_CLASSES.values())
 
 #: Fields that identify an entity, most specific first (declared with ``identity=`` on
 #: each class): two records are the same entity when any of these (non-empty) values match.
-IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {t: identity_fields(t) for t in ITEM_CLASSES}
+IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {
+    item_type: identity_fields(item_class) for item_type, item_class in ITEM_CLASSES.items()
+}
 _KEY_PREFIX = {"username": "@", "slug": "/"}
 
 

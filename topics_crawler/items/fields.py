@@ -1,79 +1,211 @@
 """Field declarations: each item field's kind, requirement, identity rank, ``*_raw`` companion
-and description, declared once on the item class with :func:`spec`.
+and description, declared once on the item class with :func:`spec`; and each field
+:class:`Kind` declared once with its format, its normaliser (:mod:`.normalisers`), its check
+(:mod:`.checks`) and its Parquet column, which the pipelines and the exporter read.
 
 Validation, normalisation, the merge, the Parquet schema and the dataset card all read
 these declarations (:func:`specs_of`, :func:`kinds`, :func:`required_groups`,
-:func:`identity_fields`, :func:`raw_companion`); nothing else lists fields by name.
+:func:`identity_fields`, :func:`raw_companion`, each given the item class); nothing else
+lists fields by name. This module knows no item class: the classes import it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from typing import Any
 
+import pyarrow as pa
+
+from topics_crawler.items.checks import (
+    DOMAIN_RE,
+    HEX_ID_RE,
+    LANGUAGE_RE,
+    SLUG_RE,
+    USERNAME_RE,
+    Check,
+    check_access,
+    check_any,
+    check_bool,
+    check_canonical,
+    check_count,
+    check_http_url,
+    check_minutes,
+    check_record_list,
+    check_sections,
+    check_share,
+    check_tag,
+    check_tag_list,
+    check_text,
+    check_text_list,
+    check_timestamp,
+    matches,
+)
+from topics_crawler.items.normalisers import (
+    Normaliser,
+    as_body,
+    as_bool,
+    as_count,
+    as_domain,
+    as_is,
+    as_language,
+    as_lower,
+    as_minutes,
+    as_raw,
+    as_record_list,
+    as_sections,
+    as_share,
+    as_tag,
+    as_tag_list,
+    as_text,
+    as_text_list,
+    as_timestamp,
+    as_url,
+    as_username,
+)
+from topics_crawler.urls import POST_ID_RE
+
 #: Key of the :class:`FieldSpec` in a dataclass field's ``metadata``.
 SPEC_KEY = "topics_crawler"
 
 
+#: Field metadata key naming how a Parquet column encodes its values (``json`` text,
+#: a ``mapping`` as a list of structs).
+ENCODING_KEY = b"topics_crawler.encoding"
+MAPPING_ENCODING = b"mapping"
+#: Whole seconds in UTC. Parquet has no seconds unit (MILLIS is its coarsest), so the
+#: column is ``timestamp[ms, tz=UTC]``: what pyarrow, DuckDB and polars read back; items
+#: and JSON keep ``2025-01-02T03:04:05Z``.
+TIMESTAMP_TYPE = pa.timestamp("ms", tz="UTC")
+#: A mapping column (the sections) is a plain list of structs, which every reader
+#: (``datasets`` included) takes, where an Arrow ``map`` is not; read back as a mapping.
+SECTIONS_TYPE = pa.list_(
+    pa.struct([("section", pa.string()), ("story_ids", pa.list_(pa.string()))])
+)
+
+#: ``column(name, declared)``: the Parquet column of a field of the kind.
+ArrowColumn = Callable[[str, "FieldSpec"], pa.Field]
+
+
+def arrow_column(
+    arrow_type: pa.DataType, metadata: dict[bytes, bytes] | None = None
+) -> ArrowColumn:
+    """Columns of one Arrow type (and field metadata), whatever the field."""
+    return lambda name, _declared: pa.field(name, arrow_type, metadata=metadata)
+
+
+def record_list_column(name: str, declared: FieldSpec) -> pa.Field:
+    """``list<struct<...>>`` with the field's declared members, each a string."""
+    if not declared.members:
+        raise TypeError(f"a record list needs its members declared: {declared.doc[:60]}")
+    return pa.field(name, pa.list_(pa.struct([(m, pa.string()) for m in declared.members])))
+
+
+STRING = arrow_column(pa.string())
+STRING_LIST = arrow_column(pa.list_(pa.string()))
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """What a value kind means, declared once: its format, its normaliser (items from
+    elsewhere, :mod:`topics_crawler.pipelines.normalize`), its check
+    (:mod:`topics_crawler.pipelines.validate`) and its Parquet column
+    (:mod:`topics_crawler.output.exporters`)."""
+
+    doc: str
+    normalise: Normaliser
+    check: Check
+    column: ArrowColumn
+
+
 class Kind(Enum):
-    """Value kinds of item fields."""
+    """Value kinds of item fields (see :class:`KindSpec`)."""
 
-    POST_ID = "post_id"
-    """Medium post id, lowercase hex, 10 to 12 characters."""
-    HEX_ID = "hex_id"
-    """Medium user / collection id, lowercase hex."""
-    URL = "url"
-    """Canonical entity URL (:func:`topics_crawler.urls.canonical_url`)."""
-    LINK = "link"
-    """Absolute http(s) URL kept as given (images): trimmed only."""
-    USERNAME = "username"
-    """Username without ``@``."""
-    SLUG = "slug"
-    """Lowercase publication slug."""
-    TAG = "tag"
-    """Tag slug (:func:`topics_crawler.items.values.tag_slug`), also from a display name."""
-    DOMAIN = "domain"
-    """Lowercase host name."""
-    LANGUAGE = "language"
-    """Lowercase language code."""
-    TEXT = "text"
-    """One-line text: trimmed, NFC, white space folded."""
-    BODY = "body"
-    """Multi-line body text: NFC and trimmed; inner white space (code indentation) kept."""
-    TIMESTAMP = "timestamp"
-    """``YYYY-MM-DDTHH:MM:SSZ``."""
-    COUNT = "count"
-    """Non-negative int."""
-    MINUTES = "minutes"
-    """Non-negative float (reading time)."""
-    BOOL = "bool"
-    """True / False / None."""
-    RAW = "raw"
-    """Source text companion of another field; kept as given (trimmed)."""
-    TAG_LIST = "tag_list"
-    """List of tag slugs, no duplicates."""
-    TEXT_LIST = "text_list"
-    """List of one-line texts."""
-    RECORD_LIST = "record_list"
-    """List of flat ``{str: str | None}`` records."""
-    SECTIONS = "sections"
-    """Mapping section key → list of post ids."""
-    ITEM_TYPE = "item_type"
-    """The entity kind."""
+    POST_ID = KindSpec(
+        "Medium post id, lowercase hex, 10 to 12 characters.",
+        as_lower, matches(POST_ID_RE, "not_post_id"), STRING,
+    )  # fmt: skip
+    HEX_ID = KindSpec(
+        "Medium user / collection id, lowercase hex.",
+        as_lower, matches(HEX_ID_RE, "not_hex_id"), STRING,
+    )  # fmt: skip
+    URL = KindSpec(
+        "Canonical entity URL (:func:`topics_crawler.urls.canonical_url`).",
+        as_url, check_canonical, STRING,
+    )  # fmt: skip
+    LINK = KindSpec(
+        "Absolute http(s) URL kept as given (images): trimmed only.",
+        as_text, check_http_url, STRING,
+    )  # fmt: skip
+    USERNAME = KindSpec(
+        "Username without ``@``.", as_username, matches(USERNAME_RE, "bad_username"), STRING
+    )
+    SLUG = KindSpec("Lowercase publication slug.", as_lower, matches(SLUG_RE, "not_slug"), STRING)
+    TAG = KindSpec(
+        "Tag slug (:func:`topics_crawler.items.values.tag_slug`), also from a display name.",
+        as_tag, check_tag, STRING,
+    )  # fmt: skip
+    DOMAIN = KindSpec("Lowercase host name.", as_domain, matches(DOMAIN_RE, "bad_domain"), STRING)
+    LANGUAGE = KindSpec(
+        "Lowercase language code.", as_language, matches(LANGUAGE_RE, "bad_language"), STRING
+    )
+    TEXT = KindSpec("One-line text: trimmed, NFC, white space folded.", as_text, check_text, STRING)
+    BODY = KindSpec(
+        "Multi-line body text: NFC and trimmed; inner white space (code indentation) kept.",
+        as_body, check_text, STRING,
+    )  # fmt: skip
+    TIMESTAMP = KindSpec(
+        "``YYYY-MM-DDTHH:MM:SSZ``.", as_timestamp, check_timestamp, arrow_column(TIMESTAMP_TYPE)
+    )
+    COUNT = KindSpec("Non-negative int.", as_count, check_count, arrow_column(pa.int64()))
+    MINUTES = KindSpec(
+        "Non-negative float (reading time).", as_minutes, check_minutes, arrow_column(pa.float64())
+    )
+    SHARE = KindSpec(
+        "A fraction from 0 to 1 (a preview's share of a story).",
+        as_share, check_share, arrow_column(pa.float64()),
+    )  # fmt: skip
+    ACCESS = KindSpec(
+        "How much of a story a row holds: ``full``, ``preview``, ``full_with_session``"
+        " (:mod:`topics_crawler.items.access`).",
+        as_lower, check_access, STRING,
+    )  # fmt: skip
+    BOOL = KindSpec("True / False / None.", as_bool, check_bool, arrow_column(pa.bool_()))
+    RAW = KindSpec(
+        "Source text companion of another field; kept as given (trimmed).",
+        as_raw, check_text, STRING,
+    )  # fmt: skip
+    TAG_LIST = KindSpec(
+        "List of tag slugs, no duplicates.", as_tag_list, check_tag_list, STRING_LIST
+    )
+    TEXT_LIST = KindSpec("List of one-line texts.", as_text_list, check_text_list, STRING_LIST)
+    RECORD_LIST = KindSpec(
+        "List of flat ``{str: str | None}`` records (their keys declared as the field's "
+        "``members``).",
+        as_record_list, check_record_list, record_list_column,
+    )  # fmt: skip
+    SECTIONS = KindSpec(
+        "Mapping section key → list of post ids.",
+        as_sections, check_sections, arrow_column(SECTIONS_TYPE, {ENCODING_KEY: MAPPING_ENCODING}),
+    )  # fmt: skip
+    ITEM_TYPE = KindSpec("The entity kind.", as_is, check_any, STRING)
 
+    @property
+    def normalise(self) -> Normaliser:
+        """``(value, now) -> (value, source text for *_raw)``; raises ``Unreadable``."""
+        return self.value.normalise
 
-POST_ID_RE = re.compile(r"^[0-9a-f]{10,12}$")
-HEX_ID_RE = re.compile(r"^[0-9a-f]{8,16}$")
-USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-_]{0,99}$")
-DOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9\-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9\-]*[a-z0-9])?)+$")
-LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{2,8})?$")
-TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+    @property
+    def check(self) -> Check:
+        """``value -> problem name`` (None: the value is in the kind's format)."""
+        return self.value.check
+
+    def column(self, name: str, declared: FieldSpec) -> pa.Field:
+        """The Parquet column of the field ``name`` of this kind."""
+        return self.value.column(name, declared)
 
 
 @dataclass(frozen=True)
@@ -130,23 +262,16 @@ def _specs(item_class: type) -> dict[str, FieldSpec]:
     return out
 
 
-def _class_of(item_type: str) -> type:
-    # the item classes are declared with this module, so they are looked up on use
-    from topics_crawler.items.classes import ITEM_CLASSES  # noqa: PLC0415
-
-    return ITEM_CLASSES[item_type]
+def kinds(item_class: type) -> dict[str, Kind]:
+    """Field name → :class:`Kind` of a declared item class, in declaration order."""
+    return {name: s.kind for name, s in specs_of(item_class).items()}
 
 
-def kinds(item_type: str) -> dict[str, Kind]:
-    """Field name → :class:`Kind` for an item type."""
-    return {name: s.kind for name, s in specs_of(_class_of(item_type)).items()}
-
-
-def required_groups(item_type: str) -> list[tuple[str, ...]]:
+def required_groups(item_class: type) -> list[tuple[str, ...]]:
     """Required fields; a tuple of several names means "at least one of these"."""
     groups: dict[str, list[str]] = {}
     out: list[tuple[str, ...] | str] = []
-    for name, s in specs_of(_class_of(item_type)).items():
+    for name, s in specs_of(item_class).items():
         if s.one_of:
             if s.one_of not in groups:
                 groups[s.one_of] = []
@@ -157,17 +282,15 @@ def required_groups(item_type: str) -> list[tuple[str, ...]]:
     return [tuple(groups[entry]) if isinstance(entry, str) else entry for entry in out]
 
 
-def identity_fields(item_type: str) -> tuple[str, ...]:
-    """The fields that identify an entity of ``item_type``, most specific first."""
+def identity_fields(item_class: type) -> tuple[str, ...]:
+    """The fields that identify an entity of ``item_class``, most specific first."""
     ranked = [
-        (s.identity, name)
-        for name, s in specs_of(_class_of(item_type)).items()
-        if s.identity is not None
+        (s.identity, name) for name, s in specs_of(item_class).items() if s.identity is not None
     ]
     return tuple(name for _, name in sorted(ranked))
 
 
-def raw_companion(item_type: str, name: str) -> str | None:
+def raw_companion(item_class: type, name: str) -> str | None:
     """Name of the ``*_raw`` field that keeps the source text of ``name``, if it has one."""
-    declared = specs_of(_class_of(item_type)).get(name)
+    declared = specs_of(item_class).get(name)
     return declared.raw if declared else None

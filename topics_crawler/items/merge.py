@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from topics_crawler.items import Item, entity_keys, item_to_dict
+from topics_crawler.items import ITEM_CLASSES, Item, Story, entity_keys, item_to_dict
 from topics_crawler.items.fields import Kind, kinds, raw_companion
 from topics_crawler.items.layers import is_empty
 
@@ -112,7 +112,7 @@ def richness(item_type: str, record: dict[str, Any]) -> tuple[int, int, int]:
     full_body = has_body and record.get("text_is_preview") is not True
     filled = sum(
         1
-        for name, kind in kinds(item_type).items()
+        for name, kind in kinds(ITEM_CLASSES[item_type]).items()
         if name not in _NOT_DATA and kind is not Kind.RAW and not is_empty(record.get(name))
     )
     return int(full_body), int(has_body), filled
@@ -123,18 +123,19 @@ def merge_records(item_type: str, earlier: dict[str, Any], later: dict[str, Any]
     later_is_richer = richness(item_type, later) >= richness(item_type, earlier)
     richer, other = (later, earlier) if later_is_richer else (earlier, later)
     merged = dict(richer)
-    for name, kind in kinds(item_type).items():
+    item_class = ITEM_CLASSES[item_type]
+    for name, kind in kinds(item_class).items():
         if name in _NOT_DATA or kind is Kind.RAW or name in _TRAVEL_WITH_TEXT:
             continue
-        if _other_wins(item_type, name, kind, richer, other):
-            for moving in _travelling_with(item_type, name):
+        if _other_wins(item_class, name, kind, richer, other):
+            for moving in _travelling_with(item_class, name):
                 merged[moving] = other.get(moving)
     merged["scraped_at"] = _later_timestamp(earlier.get("scraped_at"), later.get("scraped_at"))
     return merged
 
 
 def _other_wins(
-    item_type: str, name: str, kind: Kind, richer: dict[str, Any], other: dict[str, Any]
+    item_class: type, name: str, kind: Kind, richer: dict[str, Any], other: dict[str, Any]
 ) -> bool:
     mine, theirs = richer.get(name), other.get(name)
     if is_empty(theirs):
@@ -144,20 +145,21 @@ def _other_wins(
     if kind in (Kind.TEXT, Kind.BODY):
         return extends(theirs, mine)
     if kind is Kind.TIMESTAMP:
-        companion = raw_companion(item_type, name)
+        companion = raw_companion(item_class, name)
         if companion is None:
             return False
         return not is_empty(richer.get(companion)) and is_empty(other.get(companion))
     return False
 
 
-def _travelling_with(item_type: str, name: str) -> list[str]:
-    """The field and what moves with it: its ``*_raw`` companion, ``text_is_preview``."""
+def _travelling_with(item_class: type, name: str) -> list[str]:
+    """The field and what moves with it: its ``*_raw`` companion; with a story's ``text``,
+    ``text_is_preview``, ``access`` and ``preview_share``."""
     moving = [name]
-    companion = raw_companion(item_type, name)
+    companion = raw_companion(item_class, name)
     if companion:
         moving.append(companion)
-    if item_type == "story" and name == "text":
+    if item_class is Story and name == "text":
         moving += sorted(_TRAVEL_WITH_TEXT)
     return moving
 

@@ -1,22 +1,13 @@
 """Scrapy item exporters for the dataset formats: Parquet (pyarrow) and CSV with JSON lists.
 
 Both are registered in ``FEED_EXPORTERS`` (``parquet`` and ``csv``) and work with any
-``FEEDS`` entry. Column types come from the item dataclass (see :func:`arrow_schema`):
-
-==============================  ==========================================
-field kind (:mod:`~topics_crawler.items.fields`)  Parquet column
-==============================  ==========================================
-timestamp                       ``timestamp[ms, tz=UTC]`` holding whole
-                                seconds (Parquet has no seconds unit);
-                                items and JSON keep ``2025-01-02T03:04:05Z``
-count / minutes / bool          ``int64`` / ``float64`` / ``bool``
-tag list / text list            ``list<string>``
-record list                     ``list<struct<...>>`` with the declared
-                                members (``subtopics``, ``who_to_follow``)
-sections                        ``list<struct<section, story_ids>>`` in
-                                page order (read back as a mapping)
-everything else                 ``string``
-==============================  ==========================================
+``FEEDS`` entry. Column types come from the item dataclass (see :func:`arrow_schema`): each
+field's column is the one its kind declares (:class:`topics_crawler.items.fields.Kind`):
+timestamps ``timestamp[ms, tz=UTC]`` holding whole seconds (items and JSON keep
+``2025-01-02T03:04:05Z``), counts ``int64``, minutes ``float64``, lists ``list<string>``,
+record lists ``list<struct<...>>`` of their declared members, the sections
+``list<struct<section, story_ids>>`` in page order (read back as a mapping), the rest
+``string``.
 
 Dataclasses of other projects get their columns from their annotations (``str``,
 ``int``, ``float``, ``bool``, ``list[str]``; anything else is JSON text in a string
@@ -47,12 +38,11 @@ from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
 from scrapy.utils.misc import load_object
 
 from topics_crawler.items import ITEM_CLASSES
-from topics_crawler.items.fields import SPEC_KEY, FieldSpec, Kind
+from topics_crawler.items.fields import ENCODING_KEY, MAPPING_ENCODING, SPEC_KEY, FieldSpec
+from topics_crawler.items.values import ISO_FORMAT
 
 logger = logging.getLogger(__name__)
 
-#: Field metadata key marking a string column that holds JSON text.
-ENCODING_KEY = b"topics_crawler.encoding"
 #: Schema metadata key naming the item type of a file.
 ITEM_TYPE_KEY = b"topics_crawler.item_type"
 DEFAULT_ROW_GROUP_SIZE = 10_000
@@ -64,45 +54,6 @@ _SCALAR_TYPES: dict[Any, pa.DataType] = {
     float: pa.float64(),
     bool: pa.bool_(),
 }
-
-
-#: Whole seconds in UTC. Parquet has no seconds unit (MILLIS is its coarsest), so the
-#: column is ``timestamp[ms, tz=UTC]``: what pyarrow, DuckDB and polars read back.
-TIMESTAMP_TYPE = pa.timestamp("ms", tz="UTC")
-ISO_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-_KIND_TYPES: dict[Kind, pa.DataType] = {
-    Kind.TIMESTAMP: TIMESTAMP_TYPE,
-    Kind.COUNT: pa.int64(),
-    Kind.MINUTES: pa.float64(),
-    Kind.BOOL: pa.bool_(),
-    Kind.TAG_LIST: pa.list_(pa.string()),
-    Kind.TEXT_LIST: pa.list_(pa.string()),
-}
-#: Field metadata marking a ``list<struct<key, value>>`` column that holds a mapping (the
-#: sections): a plain list of structs, which every reader (``datasets`` included) takes,
-#: where an Arrow ``map`` is not.
-MAPPING_ENCODING = b"mapping"
-SECTIONS_TYPE = pa.list_(
-    pa.struct([("section", pa.string()), ("story_ids", pa.list_(pa.string()))])
-)
-
-
-def declared_field(name: str, declared: FieldSpec) -> pa.Field:
-    """The Parquet column of a declared field (see the module doc)."""
-    if declared.kind is Kind.SECTIONS:
-        return pa.field(name, SECTIONS_TYPE, metadata={ENCODING_KEY: MAPPING_ENCODING})
-    return pa.field(name, declared_type(declared))
-
-
-def declared_type(declared: FieldSpec) -> pa.DataType:
-    """The Parquet type of a declared field (see the module doc)."""
-    if declared.kind is Kind.SECTIONS:
-        return SECTIONS_TYPE
-    if declared.kind is Kind.RECORD_LIST:
-        if not declared.members:
-            raise TypeError(f"a record list needs its members declared: {declared.doc[:60]}")
-        return pa.list_(pa.struct([(member, pa.string()) for member in declared.members]))
-    return _KIND_TYPES.get(declared.kind, pa.string())
 
 
 def _without_none(annotation: Any) -> Any:
@@ -130,7 +81,7 @@ def arrow_schema(item_class: type) -> pa.Schema:
     declared = [f.metadata.get(SPEC_KEY) for f in dataclasses.fields(item_class)]
     if all(isinstance(d, FieldSpec) for d in declared):
         columns = [
-            declared_field(f.name, d)  # type: ignore[arg-type]
+            d.kind.column(f.name, d)  # type: ignore[union-attr]
             for f, d in zip(dataclasses.fields(item_class), declared, strict=True)
         ]
     else:
