@@ -24,6 +24,7 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-_]{0,99}$")
 DOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9\-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9\-]*[a-z0-9])?)+$")
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{2,8})?$")
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+SOURCE_RE = re.compile(r"^[a-z]+(\+[a-z]+)*$")
 
 Check = Callable[[Any], str | None]
 """A format check: None when the (non-None) value is fine, else the problem name."""

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from itemadapter import ItemAdapter
 
 from topics_crawler.items.fields import Kind, identity_fields, spec
-from topics_crawler.items.layers import pick_paired
+from topics_crawler.items.layers import DATA_SOURCE, is_empty, join_sources, pick_paired
 
 ItemType = Literal["story", "author", "publication", "tag_page", "response", "tag_edge"]
 
@@ -162,6 +162,13 @@ class Story:
         "Post id of the story (or response) this story answers, when it is a response; "
         "None for a story that answers nothing.",
     )
+    data_source: str | None = spec(
+        Kind.SOURCE,
+        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
+        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
+        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+        " (``state+jsonld``, ``card+state``).",
+    )
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -209,6 +216,13 @@ class Author:
         "True when the author is a paying Medium member; None when the page does not say.",
     )
     image_url: str | None = spec(Kind.LINK, "Avatar URL.")
+    data_source: str | None = spec(
+        Kind.SOURCE,
+        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
+        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
+        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+        " (``state+jsonld``, ``card+state``).",
+    )
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -258,6 +272,13 @@ class Publication:
     followers_raw: str | None = spec(
         Kind.RAW,
         "Source text of ``followers`` when it was abbreviated.",
+    )
+    data_source: str | None = spec(
+        Kind.SOURCE,
+        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
+        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
+        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+        " (``state+jsonld``, ``card+state``).",
     )
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
@@ -370,6 +391,13 @@ class TagPage:
         members=("kind", "id", "username", "slug", "name"),
         factory=list,
     )
+    data_source: str | None = spec(
+        Kind.SOURCE,
+        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
+        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
+        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+        " (``state+jsonld``, ``card+state``).",
+    )
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -426,6 +454,13 @@ class StoryResponse:
     is_member_only: bool | None = spec(Kind.BOOL, "True for a member-only (locked) response.")
     claps: int | None = spec(Kind.COUNT, "Clap count, Count.")
     published_at: str | None = spec(Kind.TIMESTAMP, "First publication time, Timestamp (UTC).")
+    data_source: str | None = spec(
+        Kind.SOURCE,
+        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
+        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
+        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+        " (``state+jsonld``, ``card+state``).",
+    )
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the response was fetched, Timestamp (UTC).",
@@ -470,6 +505,13 @@ class TagEdge:
         required=True,
     )
     url: str | None = spec(Kind.URL, "The tag page the edge was read from.")
+    data_source: str | None = spec(
+        Kind.SOURCE,
+        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
+        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
+        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+        " (``state+jsonld``, ``card+state``).",
+    )
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the tag page was fetched, Timestamp (UTC).",
@@ -545,11 +587,15 @@ def fill_missing(item: Item, other: Item) -> Item:
     parser, what one part of the page gave fills the gaps of another; the page's values
     win. Records of one entity from different pages or runs are merged by
     :func:`topics_crawler.items.merge.merge_items` instead. A ``*_raw`` field travels
-    with its value: it is taken from ``other`` only together with that value.
+    with its value: it is taken from ``other`` only together with that value; ``data_source``
+    names both when ``other`` filled a gap.
     """
     if type(item) is not type(other):
         raise TypeError(f"cannot merge {other.item_type} into {item.item_type}")
     names = [f.name for f in fields(item) if f.init]
     own = {name: getattr(item, name) for name in names}
     theirs = {name: getattr(other, name) for name in names}
-    return replace(item, **pick_paired(own, theirs))
+    merged = pick_paired(own, theirs)
+    if any(is_empty(own[name]) and not is_empty(theirs[name]) for name in names):
+        merged[DATA_SOURCE] = join_sources(own.get(DATA_SOURCE), theirs.get(DATA_SOURCE))
+    return replace(item, **merged)

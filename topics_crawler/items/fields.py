@@ -25,6 +25,7 @@ from topics_crawler.items.checks import (
     HEX_ID_RE,
     LANGUAGE_RE,
     SLUG_RE,
+    SOURCE_RE,
     USERNAME_RE,
     Check,
     check_access,
@@ -164,6 +165,10 @@ class Kind(Enum):
     MINUTES = KindSpec(
         "Non-negative float (reading time).", as_minutes, check_minutes, arrow_column(pa.float64())
     )
+    SOURCE = KindSpec(
+        "Layer names joined by ``+`` (``state+jsonld``; :data:`.layers.SOURCES`).",
+        as_lower, matches(SOURCE_RE, "bad_source"), STRING,
+    )  # fmt: skip
     SHARE = KindSpec(
         "A fraction from 0 to 1 (a preview's share of a story).",
         as_share, check_share, arrow_column(pa.float64()),

@@ -1,8 +1,10 @@
-"""Combining field values from several sources, best source first.
+"""Combining field values from several sources, best source first, and naming them.
 
 A *layer* is a plain mapping of item field → value (a page's embedded state,
 JSON-LD, meta tags, DOM hooks; or the item a listing card gave). Every parser
-and merge in the project combines layers with these two rules.
+and merge in the project combines layers with these two rules. A parser that names its
+layers (:func:`pick_named`) also gets the row's ``data_source``: the layers that gave it
+at least one value, in :data:`SOURCES` order, joined by ``+`` (``state+jsonld``, ``card``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,13 @@ from collections.abc import Mapping
 from typing import Any
 
 RAW_SUFFIX = "_raw"
+DATA_SOURCE = "data_source"
+#: Every layer name a row's ``data_source`` may hold, in the order they are written: a page's
+#: embedded state, its JSON-LD, its meta tags, its DOM, its URL; a listing card; Medium's
+#: GraphQL endpoint, a ``?format=json`` payload, an RSS feed, a day archive page.
+SOURCES = ("state", "jsonld", "meta", "dom", "url", "card", "graphql", "json", "feed", "archive")
+#: Fields that are no value of the entity (left out when naming the layers used).
+_NOT_VALUES = frozenset({DATA_SOURCE, "item_type", "scraped_at"})
 
 
 def is_empty(value: Any) -> bool:
@@ -48,4 +57,24 @@ def pick_paired(*layers: Mapping[str, Any]) -> dict[str, Any]:
             del merged[raw_name]
         else:
             merged[raw_name] = raw
+    return merged
+
+
+def join_sources(*sources: str | None) -> str | None:
+    """``data_source`` values united: each layer once, in :data:`SOURCES` order."""
+    names = {name for source in sources if source for name in source.split("+") if name}
+    ordered = sorted(names, key=lambda n: (SOURCES.index(n) if n in SOURCES else len(SOURCES), n))
+    return "+".join(ordered) or None
+
+
+def pick_named(*layers: tuple[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`pick_paired` of ``(name, layer)`` pairs, plus ``data_source``: the names of the
+    layers that gave at least one value of the result."""
+    merged = pick_paired(*(layer for _, layer in layers))
+    used = set()
+    for key in merged:
+        if key in _NOT_VALUES or key.endswith(RAW_SUFFIX):
+            continue
+        used.add(next(name for name, layer in layers if not is_empty(layer.get(key))))
+    merged[DATA_SOURCE] = join_sources(*used)
     return merged

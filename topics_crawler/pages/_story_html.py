@@ -195,9 +195,9 @@ def legacy_markup_layer(doc: Document) -> dict[str, Any]:
 #: The layers below JSON-LD, in order, with the fields each can give: they read only the
 #: tree and the meta tags (no notes), so one whose fields the better layers all filled is
 #: not run — :func:`~topics_crawler.items.layers.pick` would take none of its values.
-HTML_LAYERS: tuple[tuple[frozenset[str], Callable[[Document], dict[str, Any]]], ...] = (
-    (frozenset({"title"}), legacy_markup_layer),
-    (META_FIELDS, meta_layer),
+HTML_LAYERS: tuple[tuple[frozenset[str], str, Callable[[Document], dict[str, Any]]], ...] = (
+    (frozenset({"title"}), "dom", legacy_markup_layer),
+    (META_FIELDS, "meta", meta_layer),
 )
 
 

@@ -47,6 +47,8 @@ class StoryState:
     """Story field → value (a :func:`pick` layer)."""
     author: Author | None = None
     publication: Publication | None = None
+    source: str = "state"
+    """The ``data_source`` name of the layer."""
 
 
 def _text_fields(text: str | None, preview: bool | None, word_count: Any) -> dict[str, Any]:
