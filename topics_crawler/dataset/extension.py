@@ -34,7 +34,7 @@ from topics_crawler.dataset.commit import (
     remove_unfinished,
 )
 from topics_crawler.dataset.layout import ENTITIES, STAGING_NAME
-from topics_crawler.dataset.manifest import check_schema_version
+from topics_crawler.dataset.manifest import check_schema_version, read_manifest, write_manifest
 from topics_crawler.dataset.stage import STAGE_NAME, Stage
 from topics_crawler.errors import record_write_failure
 from topics_crawler.items import record_of
@@ -85,6 +85,19 @@ def json_safe(value: Any) -> Any:
     except (TypeError, ValueError):
         return str(value)
     return value
+
+
+def record_audit(dataset_dir: Path) -> None:
+    """Put the completeness audit of the committed dataset into its manifest (``audit``);
+    derived data, so a failure is one warning and the dataset stays as committed."""
+    from topics_crawler.report.audit import load_audit  # noqa: PLC0415 (the report's reader)
+
+    try:
+        manifest = read_manifest(dataset_dir) or {}
+        manifest["audit"] = {"computed_at": utc_now(), **load_audit(dataset_dir, manifest)}
+        write_manifest(dataset_dir, manifest)
+    except (OSError, ValueError) as exc:
+        logger.warning("Dataset %s: completeness audit not recorded: %s", dataset_dir, exc)
 
 
 def leftover_stages(dataset_dir: Path, own: Path) -> list[Path]:
@@ -260,6 +273,7 @@ class DatasetExtension:
             stats.set_value(f"dataset/added/{item_type}", result.added)
         summary = ", ".join(f"{t} {r.rows} (+{r.added})" for t, r in results.items())
         logger.info("Dataset %s updated: %s", self.dataset_dir, summary)
+        record_audit(self.dataset_dir)
         return results
 
     def _run_record(self, reason: str) -> dict[str, Any]:
