@@ -29,6 +29,14 @@ from itemadapter import ItemAdapter
 from topics_crawler.items.fields import Kind, identity_fields, spec
 from topics_crawler.items.layers import DATA_SOURCE, is_empty, join_sources, pick_paired
 
+#: Every item type's ``data_source`` (:func:`topics_crawler.items.layers.pick_named`).
+DATA_SOURCE_DOC = (
+    "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded state),"
+    " ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``, ``json``"
+    " (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+    " (``state+jsonld``, ``state+card``)."
+)
+
 ItemType = Literal["story", "author", "publication", "tag_page", "response", "tag_edge"]
 
 
@@ -162,13 +170,7 @@ class Story:
         "Post id of the story (or response) this story answers, when it is a response; "
         "None for a story that answers nothing.",
     )
-    data_source: str | None = spec(
-        Kind.SOURCE,
-        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
-        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
-        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
-        " (``state+jsonld``, ``card+state``).",
-    )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -216,13 +218,7 @@ class Author:
         "True when the author is a paying Medium member; None when the page does not say.",
     )
     image_url: str | None = spec(Kind.LINK, "Avatar URL.")
-    data_source: str | None = spec(
-        Kind.SOURCE,
-        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
-        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
-        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
-        " (``state+jsonld``, ``card+state``).",
-    )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -273,13 +269,7 @@ class Publication:
         Kind.RAW,
         "Source text of ``followers`` when it was abbreviated.",
     )
-    data_source: str | None = spec(
-        Kind.SOURCE,
-        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
-        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
-        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
-        " (``state+jsonld``, ``card+state``).",
-    )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -391,13 +381,7 @@ class TagPage:
         members=("kind", "id", "username", "slug", "name"),
         factory=list,
     )
-    data_source: str | None = spec(
-        Kind.SOURCE,
-        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
-        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
-        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
-        " (``state+jsonld``, ``card+state``).",
-    )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -454,13 +438,7 @@ class StoryResponse:
     is_member_only: bool | None = spec(Kind.BOOL, "True for a member-only (locked) response.")
     claps: int | None = spec(Kind.COUNT, "Clap count, Count.")
     published_at: str | None = spec(Kind.TIMESTAMP, "First publication time, Timestamp (UTC).")
-    data_source: str | None = spec(
-        Kind.SOURCE,
-        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
-        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
-        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
-        " (``state+jsonld``, ``card+state``).",
-    )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the response was fetched, Timestamp (UTC).",
@@ -505,13 +483,7 @@ class TagEdge:
         required=True,
     )
     url: str | None = spec(Kind.URL, "The tag page the edge was read from.")
-    data_source: str | None = spec(
-        Kind.SOURCE,
-        "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded"
-        " state), ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``,"
-        " ``json`` (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
-        " (``state+jsonld``, ``card+state``).",
-    )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the tag page was fetched, Timestamp (UTC).",
