@@ -95,3 +95,18 @@ def test_a_local_crawl_audits_its_tags_against_the_site(tmp_path: Path) -> None:
     assert (
         f"| {tag} | {site_tag.story_count:,} | {site_tag.followers:,} | {len(tagged)} |" in report
     )
+
+
+def test_a_story_listed_under_a_tag_counts_for_it() -> None:
+    """A history listing's rows carry no tags; a ``tag_stories`` row says the tag listed it."""
+    stories = [{"story_id": "a", "tags": [], "is_member_only": True}, {"story_id": "b"}]
+    pages = [{"tag": "llm", "story_count": 2}]
+    without = completeness(stories, tag_pages=pages, authors=[], publications=[], runs=[RUN])
+    assert without["tags"][0]["held_stories"] == 0
+    listed = [{"tag": "llm", "story_id": "a"}, {"tag": "llm", "story_id": "b"}]
+    audit = completeness(
+        stories, tag_pages=pages, authors=[], publications=[], runs=[RUN], memberships=listed
+    )
+    row = audit["tags"][0]
+    assert (row["held_stories"], row["missing_stories"], row["why_missing"]) == (2, 0, [])
+    assert row["member_only_share"] == 1.0

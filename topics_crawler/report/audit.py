@@ -5,10 +5,12 @@ what is missing and why.
 Read from the dataset alone (:func:`load_audit`): the stated figures are the rows' own
 (``tag_pages.story_count`` and ``followers``, ``authors.followers``,
 ``publications.followers``), held stories are counted from ``stories`` (a tag's: the stories
-carrying its slug in ``tags``), the listing source and the caps from the arguments of the
-last run that crawled the tag (manifest ``runs``), failed pages from ``failures.jsonl`` (the
-last run's). :func:`completeness` is pure; the dataset extension writes its result into
-``manifest.json`` as ``audit`` after each commit and the report shows it.
+carrying its slug in ``tags``, or listed under it in ``tag_stories`` where the dataset has
+that table; a history listing's rows carry no tags), the listing source and the caps from
+the arguments of the last run that crawled the tag (manifest ``runs``), failed pages from
+``failures.jsonl`` (the last run's). :func:`completeness` is pure; the dataset extension
+writes its result into ``manifest.json`` as ``audit`` after each commit and the report
+shows it.
 """
 
 from __future__ import annotations
@@ -81,13 +83,21 @@ def completeness(
     publications: Iterable[Row],
     runs: Sequence[Row],
     failures: Iterable[Row] = (),
+    memberships: Iterable[Row] = (),
 ) -> dict[str, Any]:
     """The audit as JSON data: ``tags``, ``authors``, ``publications`` (one record each) and
-    ``failures`` (the last run's pages that failed for good, by kind and reason)."""
+    ``failures`` (the last run's pages that failed for good, by kind and reason). A story
+    counts for a tag it carries in ``tags`` or that listed it (``memberships``: rows of a
+    ``tag_stories`` table, ``{"tag", "story_id"}``, where the dataset has one)."""
     held: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    listed: dict[str, set[str]] = defaultdict(set)
+    for row in memberships:
+        listed[str(row.get("story_id"))].add(str(row.get("tag")))
     for story in stories:
         member = story.get("is_member_only")
-        keys = [("tag", str(tag)) for tag in story.get("tags") or []]
+        story_tags = {str(tag) for tag in story.get("tags") or []}
+        story_tags |= listed.get(str(story.get("story_id")), set())
+        keys = [("tag", tag) for tag in sorted(story_tags)]
         if story.get("author_username"):
             keys.append(("author", str(story["author_username"]).lower()))
         if story.get("publication_slug"):
@@ -200,6 +210,7 @@ def load_audit(directory: Path, manifest: Mapping[str, Any]) -> dict[str, Any]:
         publications=_rows(directory / "publications.parquet", ("slug", "domain", "followers")),
         runs=manifest.get("runs") or [],
         failures=read_failures(directory / "failures.jsonl"),
+        memberships=_rows(directory / "tag_stories.parquet", ("tag", "story_id")),
     )
 
 
