@@ -16,13 +16,14 @@ from tests.site.content import default_site
 from tests.site.render import story_page
 from tests.site.server import SiteServer
 from topics_crawler.items import Story
-from topics_crawler.items.access import access_level, preview_share, seen_with_session
+from topics_crawler.items.access import access_level, preview_share
 from topics_crawler.items.merge import merge_items
 from topics_crawler.pages import parse_page
 from topics_crawler.pages._body import count_words
 from topics_crawler.pages.markdown import PREVIEW_NOTICE
 from topics_crawler.pipelines.access import AccessFilterPipeline
 from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders._helpers import seen_with_session
 
 LOCKED = "story_humanparts_the-mtg-color-wheel-c9700a7cf36d__postlight-2023.html"
 LOCKED_URL = "https://humanparts.medium.com/the-mtg-color-wheel-c9700a7cf36d"

@@ -6,18 +6,13 @@
   request carried the user's own Medium session (``MEDIUM_COOKIE`` / ``MEDIUM_SID``,
   :mod:`topics_crawler.safety.secrets`); nothing else ever gets past the wall.
 
-None when the row holds no text (a listing card). ``preview_share`` is the preview's words
-over the story's word count, only where Medium states the count (a page's state); never
-estimated.
+None when the row holds no text (a listing card). The spider marks what the session
+showed (:func:`topics_crawler.spiders._helpers.seen_with_session`). ``preview_share`` is
+the preview's words over the story's word count, only where Medium states the count (a
+page's state); never estimated.
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the item classes import this module's levels (through the field kinds)
-    from topics_crawler.items.classes import Story
 
 FULL = "full"
 PREVIEW = "preview"
@@ -38,11 +33,3 @@ def preview_share(preview_words: int | None, stated_words: int | None) -> float 
     if not preview_words or not stated_words or preview_words > stated_words:
         return None
     return round(preview_words / stated_words, 4)
-
-
-def seen_with_session(story: Story) -> Story:
-    """``story`` as fetched with the user's session: a member-only story whose whole text
-    the page gave is ``full_with_session``; anything else is unchanged."""
-    if story.access == FULL and story.is_member_only:
-        return replace(story, access=FULL_WITH_SESSION)
-    return story

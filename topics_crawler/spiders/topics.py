@@ -32,7 +32,6 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage
-from topics_crawler.items.access import seen_with_session
 from topics_crawler.items.merge import ENTITY_KEY_META, link_identity, merge_items
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
@@ -55,6 +54,7 @@ from topics_crawler.spiders._helpers import (
     item_key,
     request_of,
     response_encoding,
+    seen_with_session,
 )
 from topics_crawler.spiders._history import (
     HistoryPager,
