@@ -110,24 +110,25 @@ class StoryImagesPipeline(ImagesPipeline):
 
     LOG_FAILED_RESULTS = False  # each failure is one warning line of ours, and recorded
 
-    def __init__(self, store_uri: str, *, crawler: Crawler, row_prefix: str) -> None:
-        super().__init__(store_uri, crawler=crawler)
-        self.row_prefix = row_prefix
+    def __init__(
+        self, store_uri: str | None = None, download_func: None = None, *, crawler: Crawler
+    ) -> None:
+        """``store_uri`` (``IMAGES_STORE``) is ignored: the store is :func:`images_store`'s."""
+        store = images_store(crawler.settings)
+        if store is None:  # the settings check refuses this before a crawl starts
+            raise NotConfigured("IMAGES_ENABLED: no IMAGES_STORE, DATASET_DIR or local feed")
+        Path(store[0]).mkdir(parents=True, exist_ok=True)
+        super().__init__(store[0], crawler=crawler)
+        self.row_prefix = store[1]
         self.max_size = crawler.settings.getint("IMAGES_MAX_SIZE")
         #: Fetched URL → why it could not be stored (this crawl).
         self.failed: dict[str, str] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        settings = crawler.settings
-        if not settings.getbool("IMAGES_ENABLED"):
+        if not crawler.settings.getbool("IMAGES_ENABLED"):
             raise NotConfigured("IMAGES_ENABLED is off")
-        store = images_store(settings)
-        if store is None:  # the settings check refuses this before a crawl starts
-            raise NotConfigured("IMAGES_ENABLED: no IMAGES_STORE, DATASET_DIR or local feed")
-        Path(store[0]).mkdir(parents=True, exist_ok=True)
-        cls._update_stores(settings)
-        return cls(store[0], crawler=crawler, row_prefix=store[1])
+        return super().from_crawler(crawler)
 
     # --- requests -----------------------------------------------------------------------
 
@@ -166,8 +167,10 @@ class StoryImagesPipeline(ImagesPipeline):
         attempts = sent.meta.get("retry_times", 0) + 1 if sent is not None else None
         if response.status != 200:
             raise ImageFailed(response.status, f"http_{response.status}", attempts)
+        from PIL import Image  # noqa: PLC0415 (the images extra; only when images are on)
+
         try:  # the header only: a body that is no image fails here, not in Scrapy's convert
-            self._Image.open(BytesIO(response.body))
+            Image.open(BytesIO(response.body))
         except Exception as exc:
             raise ImageFailed(response.status, "unreadable_image", attempts) from exc
         return await super().media_downloaded(response, request, info, item=item)
