@@ -69,6 +69,11 @@ def jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
 
 
+def current(path: Path, key: str = "story_id") -> list[dict[str, Any]]:
+    """The twin's current records as the card says to read them: the last line per entity."""
+    return list({record[key]: record for record in jsonl(path)}.values())
+
+
 FIRST_RUN: list[Item] = [
     Story(story_id="aaaaaaaaaaaa", title="One", claps=1, tags=["ai"]),
     Story(story_id="bbbbbbbbbbbb", title="Two", claps=2, tags=["ai", "ml"]),
@@ -98,6 +103,11 @@ def test_a_crawl_writes_every_file_of_the_dataset(dataset: Path) -> None:
     assert names == {
         "manifest.json",
         "README.md",
+        "runs.jsonl",
+        *(
+            f"{stem}_stats.parquet"
+            for stem in ("story", "author", "publication", "tag", "response")
+        ),
         *(
             f"{stem}.{ext}"
             for stem in (
@@ -136,7 +146,13 @@ def test_the_manifest_describes_the_dataset_and_the_run(dataset: Path) -> None:
         "response": 0,
         "tag_edge": 0,
     }
-    assert manifest["files"]["story"] == {"parquet": "stories.parquet", "jsonl": "stories.jsonl"}
+    assert manifest["files"]["story"] == {
+        "parquet": "stories.parquet",
+        "jsonl": "stories.jsonl",
+        "stats": "story_stats.parquet",
+    }
+    (part,) = manifest["tables"]["stories.parquet"]
+    assert (part["name"], part["rows"]) == ("part-000001-000.parquet", 3)
     assert manifest["tags"] == ["ai", "ml"]
     run = manifest["last_run"]
     assert run["spider"] == "synthetic"
@@ -154,13 +170,17 @@ def test_the_manifest_describes_the_dataset_and_the_run(dataset: Path) -> None:
 def test_a_second_crawl_merges_by_entity_key_and_the_later_row_wins(dataset: Path) -> None:
     crawl(dataset, FIRST_RUN, tags="ai")
     crawl(dataset, SECOND_RUN, tags="ml")
-    for stories in (rows(dataset / "stories.parquet"), jsonl(dataset / "stories.jsonl")):
-        assert [(s["story_id"], s["title"], s["claps"]) for s in stories] == [
-            ("aaaaaaaaaaaa", "One", 1),
-            ("cccccccccccc", "Three", 3),
-            ("bbbbbbbbbbbb", "Two, edited", 20),
-            ("dddddddddddd", "Four", 4),
-        ]
+    expected = [
+        ("aaaaaaaaaaaa", "One", 1),
+        ("cccccccccccc", "Three", 3),
+        ("bbbbbbbbbbbb", "Two, edited", 20),
+        ("dddddddddddd", "Four", 4),
+    ]
+    stories = rows(dataset / "stories.parquet")
+    assert [(s["story_id"], s["title"], s["claps"]) for s in stories] == expected
+    twin = current(dataset / "stories.jsonl")
+    assert sorted((s["story_id"], s["title"], s["claps"]) for s in twin) == sorted(expected)
+    assert len(jsonl(dataset / "stories.jsonl")) == 5, "the second run appended 2 lines"
     authors = rows(dataset / "authors.parquet")
     assert [(a["author_id"], a["username"], a["name"]) for a in authors] == [
         ("a1", "ada", None),
@@ -203,12 +223,12 @@ def test_a_later_card_only_row_fills_gaps_but_cannot_wipe_the_page_row(dataset: 
     )  # fmt: skip
     crawl(dataset, [page])
     crawl(dataset, [card])
-    for stories in (rows(dataset / "stories.parquet"), jsonl(dataset / "stories.jsonl")):
+    for stories in (rows(dataset / "stories.parquet"), current(dataset / "stories.jsonl")):
         (story,) = stories
         assert story["text"] == page.text
         assert story["word_count"] == 4
-        assert (story["claps"], story["claps_raw"]) == (100, None), "the page's exact count"
-        assert (story["published_at"], story["published_at_raw"]) == (page.published_at, None)
+        assert (story["claps"], story.get("claps_raw")) == (100, None), "the page's exact count"
+        assert (story["published_at"], story.get("published_at_raw")) == (page.published_at, None)
         assert story["image_url"] == "https://x/i.png", "the card fills what the page lacked"
 
 
@@ -289,7 +309,10 @@ def test_identity_matches_the_dedupe_pipeline_case_and_spaces_aside(dataset: Pat
     crawl(dataset, [Author(username="risingskylar ", followers=12)])
     (author,) = rows(dataset / "authors.parquet")
     assert (author["name"], author["followers"]) == ("Skylar", 12)
-    assert len(jsonl(dataset / "authors.jsonl")) == 1
+    (author,) = {
+        line["username"].strip().lower(): line for line in jsonl(dataset / "authors.jsonl")
+    }.values()
+    assert (author["name"], author["followers"]) == ("Skylar", 12)
 
 
 def test_columns_are_typed_timestamps_lists_structs_and_maps(dataset: Path) -> None:
@@ -305,11 +328,13 @@ def test_columns_are_typed_timestamps_lists_structs_and_maps(dataset: Path) -> N
             ),
         ],
     )
-    stories = pq.read_schema(dataset / "stories.parquet")
+    (stories_part,) = (dataset / "stories.parquet").glob("*.parquet")
+    stories = pq.read_schema(stories_part)
     assert str(stories.field("published_at").type) == "timestamp[ms, tz=UTC]"
     assert str(stories.field("scraped_at").type) == "timestamp[ms, tz=UTC]"
     assert str(stories.field("tags").type) == "list<element: string>"
-    tags = pq.read_schema(dataset / "tag_pages.parquet")
+    (tags_part,) = (dataset / "tag_pages.parquet").glob("*.parquet")
+    tags = pq.read_schema(tags_part)
     assert str(tags.field("sections").type) == (
         "list<element: struct<section: string, story_ids: list<element: string>>>"
     )
@@ -319,7 +344,7 @@ def test_columns_are_typed_timestamps_lists_structs_and_maps(dataset: Path) -> N
     assert "struct<kind: string, id: string, username: string" in str(
         tags.field("who_to_follow").type
     )
-    (story,) = pq.read_table(dataset / "stories.parquet").to_pylist()
+    (story,) = pq.read_table(stories_part).to_pylist()
     assert story["published_at"].isoformat() == "2025-01-02T03:04:05+00:00"
     (line,) = jsonl(dataset / "stories.jsonl")
     assert line["published_at"] == "2025-01-02T03:04:05Z", "JSONL keeps ISO text"
@@ -350,9 +375,9 @@ def test_a_schema_1_dataset_is_upgraded_whole_by_the_next_commit(
 
     with caplog.at_level("WARNING"):
         crawl(dataset, [Author(username="ada")])
-    assert "upgrading from schema version 1 to 2" in caplog.text
+    assert f"upgrading from schema version 1 to {SCHEMA_VERSION}" in caplog.text
     assert read_manifest(dataset)["schema_version"] == SCHEMA_VERSION
-    schema = pq.read_schema(dataset / "stories.parquet")
+    schema = pq.read_schema(dataset / "stories.parquet" / "part-000000-000.parquet")
     assert str(schema.field("published_at").type) == "timestamp[ms, tz=UTC]"
     assert rows(dataset / "stories.parquet")[0]["published_at"] == "2024-05-06T07:08:09Z"
     assert rows(dataset / "tag_pages.parquet")[0]["sections"] == {"latest_stories": ["x"]}

@@ -25,8 +25,8 @@ from tests.site.content import default_site
 from tests.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
 from tests.site.server import SiteServer
 from topics_crawler.dataset.commit import encode_rows
-from topics_crawler.dataset.layout import ENTITIES
-from topics_crawler.dataset.manifest import build_manifest, write_manifest
+from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME
+from topics_crawler.dataset.manifest import build_manifest, manifest_text
 from topics_crawler.items import Story, entity_keys, item_to_dict
 from topics_crawler.output.exporters import arrow_schema, records_of
 
@@ -70,7 +70,7 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = {"run_id": "seed", "started_at": "2025-01-01T00:00:00Z"}
     run |= {"finished_at": "2025-01-01T00:00:00Z", "tags": [], "items": {}}
     counts = {e.item_type: SEED_STORIES if e.item_type == "story" else 0 for e in ENTITIES}
-    write_manifest(dataset, build_manifest(None, run, counts))
+    (dataset / MANIFEST_NAME).write_text(manifest_text(build_manifest(None, run, counts)), "utf-8")
     return dataset
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.test_dataset import crawl
 from topics_crawler.cli import main
-from topics_crawler.items import Item, Story
+from topics_crawler.items import Author, Item, Story
 from topics_crawler.report import build_report, summary
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -145,7 +145,7 @@ def test_cli_errors_are_one_line_with_exit_status_2(
         f"{tmp_path} is not a dataset (no manifest.json)"
     )
     empty = tmp_path / "empty"
-    crawl(empty, [])
+    crawl(empty, [Author(username="ada")])  # a dataset without stories
     assert cli_error(["report", str(empty)], capsys).endswith(
         f"{empty}: empty dataset (no stories to report on)"
     )
@@ -159,3 +159,28 @@ def test_cli_rejects_an_unknown_format(tmp_path: Path, capsys: pytest.CaptureFix
         main(["report", str(tmp_path), "--format", "pdf"])
     assert exit_info.value.code == 2
     assert "invalid choice: 'pdf'" in capsys.readouterr().err
+
+
+def test_the_growth_chart_draws_claps_over_time_from_the_snapshots(tmp_path: Path) -> None:
+    dataset = tmp_path / "ds"
+    first = [Story(story_id=f"{i:012x}", title=f"S{i}", claps=10 * i, scraped_at=
+                   "2026-01-01T00:00:00Z") for i in range(1, 4)]  # fmt: skip
+    later = [Story(story_id=f"{i:012x}", title=f"S{i}", claps=10 * i + i * i, scraped_at=
+                   "2026-02-01T00:00:00Z") for i in range(1, 4)]  # fmt: skip
+    crawl(dataset, first)
+    alone = build_report(dataset, tmp_path / "one")
+    assert "## Growth" not in alone.read_text("utf-8"), "one snapshot per story: no growth yet"
+    crawl(dataset, later)
+    page = build_report(dataset, tmp_path / "two").read_text("utf-8")
+    assert "## Growth" in page
+    assert "![Growth](growth.png)" in page
+    assert "The 3 stories whose claps grew most, over 2 crawl times." in page
+    assert png_size(tmp_path / "two" / "growth.png")[0] > 300
+    assert summary.growth(
+        [
+            {"story_id": "a", "scraped_at": "2026-01-01T00:00:00Z", "claps": 1},
+            {"story_id": "a", "scraped_at": "2026-02-01T00:00:00Z", "claps": 9},
+            {"story_id": "b", "scraped_at": "2026-01-01T00:00:00Z", "claps": 5},
+            {"story_id": "a", "scraped_at": "2026-03-01T00:00:00Z", "claps": None, "gone": True},
+        ]
+    ) == [("a", [("2026-01-01T00:00:00Z", 1), ("2026-02-01T00:00:00Z", 9)])]

@@ -254,10 +254,10 @@ def double_quoted(text: str) -> str:
 def paste_lines(dataset_dir: Path, report: Path) -> list[str]:
     """A DuckDB query, a pandas line and the report's path, runnable as they are."""
     python = shown_path(Path(sys.executable).absolute())
-    stories = shown_path(dataset_dir / "stories.parquet")
+    stories = shown_path(dataset_dir / "stories.parquet")  # a folder of parts
     query = (
         "SELECT author_name, count(*) AS stories, sum(claps) AS claps "
-        f"FROM '{stories}' GROUP BY 1 ORDER BY claps DESC NULLS LAST LIMIT 5"
+        f"FROM '{stories}/*.parquet' GROUP BY 1 ORDER BY claps DESC NULLS LAST LIMIT 5"
     )
     duckdb_code = f'import duckdb; duckdb.sql("{query}").show()'
     pandas_code = (

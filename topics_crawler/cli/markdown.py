@@ -7,11 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from topics_crawler.cli._errors import CliError, NoDataError
 from topics_crawler.dataset import ENTITIES, DatasetError, read_manifest
 from topics_crawler.dataset.manifest import check_schema_version
+from topics_crawler.dataset.parts import read_table
 from topics_crawler.output.exporters import records_of
 from topics_crawler.output.markdown_files import COLUMNS, LAYOUTS, export_stories, only_author
 
@@ -37,11 +36,7 @@ def dataset_stories(directory: Path) -> list[dict[str, Any]]:
         check_schema_version(directory)
     except DatasetError as exc:
         raise CliError(str(exc)) from exc
-    path = directory / STORIES.parquet_name
-    if not path.exists():
-        return []
-    table = pq.read_table(path)
-    return records_of(table.select([c for c in COLUMNS if c in table.column_names]))
+    return records_of(read_table(directory / STORIES.parquet_name, columns=list(COLUMNS)))
 
 
 def run(args: argparse.Namespace) -> int:

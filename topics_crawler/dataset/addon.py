@@ -1,8 +1,9 @@
 """The dataset add-on: ``-s DATASET_DIR=data/<name>`` turns a crawl into a dataset update.
 
-``update_settings`` (before the crawl starts) checks that the directory is writable and
-that its manifest has this schema version, takes the dataset's lock (one writer per
-dataset, :mod:`.lock`), names this crawl's stage ``<DATASET_DIR>/.staging/<run>/`` (with
+``update_settings`` (before the crawl starts) checks that the directory is writable,
+takes the dataset's lock (one writer per dataset, :mod:`.lock`), finishes or rolls back
+a commit a killed crawl left (recovery before judgement), checks that the manifest has a
+schema version this one writes, names this crawl's stage ``<DATASET_DIR>/.staging/<run>/`` (with
 ``JOBDIR``: ``job-<hash of JOBDIR>``, the same for every resume of the job), points the
 dedupe pipeline's state at it and enables
 :class:`~topics_crawler.dataset.extension.DatasetExtension`, which stages every scraped
@@ -13,6 +14,7 @@ nothing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,12 +23,15 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
 from topics_crawler.dataset import lock
+from topics_crawler.dataset.commit import recover
 from topics_crawler.dataset.errors import DatasetError
 from topics_crawler.dataset.extension import DatasetExtension
 from topics_crawler.dataset.layout import STAGING_NAME
 from topics_crawler.dataset.manifest import check_schema_version, check_writable
 from topics_crawler.dataset.stage import STAGE_NAME
 from topics_crawler.errors import check_or_log
+
+logger = logging.getLogger(__name__)
 
 EXTENSION_PRIORITY = 600
 DEDUPE_STATE = "topics_crawler.dataset.stage.StagedDedupeState"
@@ -51,14 +56,22 @@ class DatasetAddon:
         """Raise :class:`~topics_crawler.dataset.errors.DatasetError` (a
         :class:`~topics_crawler.errors.CrawlNotStarted`) for an unwritable ``DATASET_DIR``
         or a dataset of another schema version, or one another crawl is writing (the lock
-        taken here is held until the end of this crawl's commit)."""
+        taken here is held until the end of this crawl's commit). What a killed commit
+        left is finished or rolled back first, under the lock."""
         directory = settings.get("DATASET_DIR")
         if directory:
             dataset_dir = Path(directory).expanduser().absolute()
             check_writable(dataset_dir)
             held = lock.acquire(dataset_dir)
             try:
+                for line in recover(dataset_dir):
+                    logger.info("Dataset %s: %s", dataset_dir, line)
                 check_schema_version(dataset_dir)
+            except OSError as exc:
+                held.release()
+                raise DatasetError(
+                    f"cannot recover {dataset_dir}: {exc.filename or ''} {exc.strerror or exc}"
+                ) from None
             except DatasetError:
                 held.release()
                 raise

@@ -1,18 +1,24 @@
 """The extension that stages a crawl's items and commits them into the dataset.
 
-Enabled by :class:`~topics_crawler.dataset.addon.DatasetAddon`. On ``spider_opened``
-(the dataset's lock is held since the crawl started) it finishes a commit a crash
-interrupted and merges the stages killed crawls left (one log line each); each scraped
-item is then merged into this crawl's stage (:mod:`.stage`); on ``spider_closed`` the
-stage is committed (:mod:`.commit`). A failed write (disk full, permissions) is one
-error line naming the file and the cause, stops the crawl and makes it exit non-zero;
-the dataset stays as it was and the stage stays for the next crawl.
+Enabled by :class:`~topics_crawler.dataset.addon.DatasetAddon` (which has finished or
+rolled back a commit a killed crawl left before the crawl starts). On ``spider_opened``
+(the dataset's lock is held since the crawl started) the stages killed crawls left are
+carried into this crawl's (one log line each), to be committed with it; each scraped item
+is then staged (:mod:`.stage`), and each sighting of an entity, changed or not (the
+dedupe pipeline's drops of what did not change included), kept for the snapshot tables,
+as are the entity pages that answered "gone"; on ``spider_closed`` the stage is
+committed (:mod:`.commit`). A commit that fails, for any reason, is one error line naming
+the cause and makes the crawl exit non-zero; the dataset stays as it was and the stage
+stays for the next crawl, which tries it again (and fails again, loudly, if the cause
+remains). A run that brought nothing writes nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import shutil
 import sqlite3
 from collections.abc import Mapping
@@ -26,30 +32,23 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from topics_crawler.dataset import lock
-from topics_crawler.dataset.commit import (
-    MergeResult,
-    apply_commit,
-    commit_stage,
-    decode_rows,
-    remove_unfinished,
-)
-from topics_crawler.dataset.layout import ENTITIES, STAGING_NAME
-from topics_crawler.dataset.manifest import check_schema_version, read_manifest, write_manifest
+from topics_crawler.dataset.commit import MergeResult, commit_stage, decode_rows, utc_now
+from topics_crawler.dataset.layout import ENTITIES, ENTITY_OF, MANIFEST_NAME, STAGING_NAME
+from topics_crawler.dataset.manifest import check_schema_version, manifest_text, read_manifest
+from topics_crawler.dataset.snapshots import gone_sighting, sighting
 from topics_crawler.dataset.stage import STAGE_NAME, Stage
 from topics_crawler.errors import record_write_failure
+from topics_crawler.extensions.failures import GONE, failure_reason
 from topics_crawler.items import record_of
 from topics_crawler.output.exporters import DEFAULT_ROW_GROUP_SIZE
+from topics_crawler.pipelines.dedupe import SeenAgain
+from topics_crawler.signals import page_failed
 
 logger = logging.getLogger(__name__)
 
 #: Settings recorded in the manifest when DATASET_MANIFEST_SETTINGS is not set.
 DEFAULT_MANIFEST_SETTINGS = ("BOT_NAME", "USER_AGENT", "ROBOTSTXT_OBEY")
 _ITEM_TYPES = frozenset(entity.item_type for entity in ENTITIES)
-
-
-def utc_now() -> str:
-    """Current time as a Timestamp (``YYYY-MM-DDTHH:MM:SSZ``)."""
-    return f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}"
 
 
 def spider_arguments(spider: Spider) -> dict[str, str]:
@@ -92,10 +91,13 @@ def record_audit(dataset_dir: Path) -> None:
     derived data, so a failure is one warning and the dataset stays as committed."""
     from topics_crawler.report.audit import load_audit  # noqa: PLC0415 (the report's reader)
 
+    path = dataset_dir / MANIFEST_NAME
+    temporary = path.with_name(f".{path.name}.audit")
     try:
         manifest = read_manifest(dataset_dir) or {}
         manifest["audit"] = {"computed_at": utc_now(), **load_audit(dataset_dir, manifest)}
-        write_manifest(dataset_dir, manifest)
+        temporary.write_text(manifest_text(manifest), "utf-8")
+        os.replace(temporary, path)  # whole or not at all
     except (OSError, ValueError) as exc:
         logger.warning("Dataset %s: completeness audit not recorded: %s", dataset_dir, exc)
 
@@ -153,6 +155,8 @@ class DatasetExtension:
         extension = cls(crawler, Path(dataset_dir), Path(stage_path))
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(extension.item_dropped, signal=signals.item_dropped)
+        crawler.signals.connect(extension.page_failed, signal=page_failed)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
 
@@ -163,12 +167,12 @@ class DatasetExtension:
         self.started_at = utc_now()
         lock.acquire(self.dataset_dir)
         try:
-            self.recover()
             resumed = self.stage_path.exists()
             self.stage = Stage.open(self.stage_path)
             for entity in ENTITIES if resumed else ():
                 count = self.stage.count(entity.item_type)
                 self.crawler.stats.set_value(f"dataset/resumed/{entity.item_type}", count)
+            self.carry_leftovers(self.stage)
         except (OSError, sqlite3.Error) as exc:
             self._fail(exc, self.dataset_dir)
             return
@@ -178,12 +182,37 @@ class DatasetExtension:
             CrawlJournal.for_jobdir(self.jobdir).add_commit_hook(self._before_checkpoint)
 
     def item_scraped(self, item: Any) -> None:
+        self._stage(item, changed=True)
+
+    def item_dropped(self, item: Any, exception: BaseException) -> None:
+        """An entity the dedupe pipeline found unchanged was still seen: a snapshot row."""
+        if isinstance(exception, SeenAgain):
+            self._stage(item, changed=False)
+
+    def _stage(self, item: Any, changed: bool) -> None:
         record = record_of(item)
         item_type = record.get("item_type") if record else None
         if self.stage is None or record is None or item_type not in _ITEM_TYPES:
             return
         try:
-            self.stage.put(str(item_type), record)
+            if changed:
+                self.stage.put(str(item_type), record)
+            seen = sighting(ENTITY_OF[str(item_type)], record)
+            if seen is not None:
+                self.stage.sight(str(item_type), *seen)
+        except (OSError, sqlite3.Error) as exc:
+            self._fail(exc, self.stage_path)
+
+    def page_failed(self, url: str, kind: str, status: int | None, reason: str, **_: Any) -> None:
+        """An entity page that answered 404/410: the entity is gone (a snapshot row)."""
+        if self.stage is None or failure_reason(kind, status, reason) != GONE:
+            return
+        gone = gone_sighting(url, datetime.now(UTC))
+        if gone is None:
+            return
+        entity, key, row = gone
+        try:
+            self.stage.sight(entity.item_type, key, row)
         except (OSError, sqlite3.Error) as exc:
             self._fail(exc, self.stage_path)
 
@@ -198,7 +227,9 @@ class DatasetExtension:
         try:
             if self.stage is not None and not self.failed:
                 self.commit(reason)
-        except (OSError, sqlite3.Error) as exc:
+        except Exception as exc:  # any failure: one line, exit non-zero, dataset unchanged
+            if not isinstance(exc, OSError | sqlite3.Error):
+                logger.debug("Dataset commit failed", exc_info=True)
             self._fail(exc, self.dataset_dir)
         finally:
             held = lock.held(self.dataset_dir)
@@ -211,49 +242,34 @@ class DatasetExtension:
             return
         path = getattr(exc, "filename", None) or where
         cause = getattr(exc, "strerror", None) or str(exc)
-        self.failed = f"{path}: {cause}"
+        if isinstance(exc, OSError | sqlite3.Error):
+            self.failed = f"cannot write {path}: {cause}"
+        else:
+            self.failed = f"the commit failed: {type(exc).__name__}: {cause}"
         record_write_failure(
             self.crawler,
             "dataset",
-            f"Dataset {self.dataset_dir} not updated: "
-            f"cannot write {self.failed}; this crawl's rows stay in "
-            f"{self.stage_path.parent} for the next crawl",
+            f"Dataset {self.dataset_dir} not updated: {self.failed}; this crawl's rows "
+            f"stay in {self.stage_path.parent} for the next crawl",
         )
 
     # --- commits ------------------------------------------------------------------------
 
-    def recover(self) -> None:
-        """Finish an interrupted commit, merge the stages of killed crawls, tidy up."""
-        finished = apply_commit(self.dataset_dir)
-        if finished:
-            logger.info(
-                "Dataset %s: finished the interrupted commit of %s", self.dataset_dir, finished
-            )
-        for path in remove_unfinished(self.dataset_dir):
-            logger.info(
-                "Dataset %s: removed %s of an unfinished commit", self.dataset_dir, path.name
-            )
+    def carry_leftovers(self, stage: Stage) -> None:
+        """Carry the stages killed crawls left into this crawl's, to commit with it."""
         for folder in leftover_stages(self.dataset_dir, self.stage_path):
-            stage = stage_of_folder(folder)
-            rows = stage.total()
-            run = {**self._run_record("killed"), "run_id": folder.name, "recovered_by": self.run_id}
-            commit_stage(
-                self.dataset_dir,
-                stage,
-                run,
-                check_schema_version(self.dataset_dir),
-                self.row_group_size,
-            )
+            leftover = stage_of_folder(folder)
+            rows = stage.carry(leftover)
+            leftover.close()
+            shutil.rmtree(folder)
             self.crawler.stats.inc_value("dataset/recovered_rows", rows)
             logger.warning(
-                "Dataset %s: merged %d rows left by the killed crawl %s (its other pages are "
-                "fetched again by this crawl)",
+                "Dataset %s: %d rows left by the killed crawl %s are committed with this "
+                "crawl's (its other pages are fetched again by this crawl)",
                 self.dataset_dir,
                 rows,
                 folder.name,
             )
-        if not self.stage_path.exists():
-            shutil.rmtree(self.stage_path.parent, ignore_errors=True)
 
     @property
     def run_id(self) -> str:
@@ -263,15 +279,32 @@ class DatasetExtension:
         """Commit this crawl's stage into the dataset."""
         assert self.stage is not None
         previous = check_schema_version(self.dataset_dir)
+        stage, self.stage = self.stage, None
         results = commit_stage(
-            self.dataset_dir, self.stage, self._run_record(reason), previous, self.row_group_size
+            self.dataset_dir, stage, self._run_record(reason), previous, self.row_group_size
         )
-        self.stage = None
+        if not results:
+            logger.info("Dataset %s: nothing new; not written", self.dataset_dir)
+            shutil.rmtree(self.stage_path.parent, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                self.stage_path.parent.parent.rmdir()
+            return results
         stats = self.crawler.stats
         for item_type, result in results.items():
             stats.set_value(f"dataset/rows/{item_type}", result.rows)
             stats.set_value(f"dataset/added/{item_type}", result.added)
-        summary = ", ".join(f"{t} {r.rows} (+{r.added})" for t, r in results.items())
+            stats.set_value(f"dataset/changed/{item_type}", result.changed)
+            if result.rejected:
+                stats.set_value(f"dataset/rejected/{item_type}", result.rejected)
+                logger.error(
+                    "Dataset %s: %d %s row(s) no column can hold, kept in rejects.jsonl",
+                    self.dataset_dir,
+                    result.rejected,
+                    item_type,
+                )
+        summary = ", ".join(
+            f"{t} {r.rows} (+{r.added} new, {r.changed} changed)" for t, r in results.items()
+        )
         logger.info("Dataset %s updated: %s", self.dataset_dir, summary)
         record_audit(self.dataset_dir)
         return results

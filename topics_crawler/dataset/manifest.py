@@ -1,16 +1,26 @@
-"""``manifest.json``: schema version, counts, crawl runs; and the checks made before a crawl.
+"""``manifest.json``: schema version, counts, the parts of every table, the latest runs;
+and the checks made before a crawl.
 
-The manifest is rewritten (atomically) at the end of every crawl into the dataset::
+The manifest is replaced (atomically, by the commit, :mod:`.commit`) at the end of every
+crawl that brought something::
 
-    {"schema_version": 2, "project_version": "0.1.0",
+    {"schema_version": 3, "project_version": "0.1.0",
      "created_at": ..., "updated_at": ...,
-     "counts": {"story": 120, "author": 80, "publication": 12, "tag_page": 3},
-     "files": {"story": {"parquet": "stories.parquet", "jsonl": "stories.jsonl"}, ...},
+     "counts": {"story": 120, "author": 80, "publication": 12, "tag_page": 3, ...},
+     "files": {"story": {"parquet": "stories.parquet", "jsonl": "stories.jsonl",
+                         "stats": "story_stats.parquet"}, ...},
+     "tables": {"stories.parquet": [{"name": "part-000001-000.parquet", "rows": 120,
+                                     "bytes": 48213}], ...},
      "tags": [every tag crawled into the dataset],
-     "last_run": {run}, "runs": [{run}, ...]}
+     "run_count": 7, "last_run": {run}, "runs": [the latest runs, oldest first]}
 
-where a run is ``{"spider", "started_at", "finished_at", "finish_reason", "tags",
-"arguments", "settings", "items"}`` (``items``: rows exported by that run per type).
+where a run is ``{"run_id", "spider", "started_at", "finished_at", "finish_reason",
+"tags", "arguments", "settings", "items", "added", "changed", "snapshots"}`` (``items``:
+rows the run wrote per type, new + changed). Every run is also a line of ``runs.jsonl``;
+the manifest keeps the latest :data:`RECENT_RUNS`, so its size does not grow with the
+dataset's history. ``tables`` names the files of this version: a reader that lists the
+table directories while a commit moves its files may see a changed row twice for a few
+milliseconds; one that reads these names never does.
 """
 
 from __future__ import annotations
@@ -22,16 +32,18 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from topics_crawler.dataset._atomic import atomic_target
 from topics_crawler.dataset.errors import DatasetError
 from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME, data_files
 
-#: Bump when a column is removed, renamed or retyped. Version 2: timestamps are
-#: ``timestamp[s, tz=UTC]``, nested values ``list<struct>`` / ``map`` columns (version 1
-#: kept them as text). The versions this one upgrades on its first commit (one log line,
-#: every file rewritten in that commit, never mixed); others are refused.
-SCHEMA_VERSION = 2
-UPGRADABLE_VERSIONS = frozenset({1})
+#: Bump when a column is removed, renamed or retyped, or the layout changes. Version 3:
+#: each table a directory of parts, snapshot tables, ``runs.jsonl`` (version 2: one file
+#: per table; version 1 kept timestamps and nested values as text). The versions this
+#: one upgrades on its first commit (one log line; a table file of version 2 becomes the
+#: first part of its table as it is, a version-1 file is rewritten); others are refused.
+SCHEMA_VERSION = 3
+UPGRADABLE_VERSIONS = frozenset({1, 2})
+#: Runs the manifest keeps (every run is in ``runs.jsonl``).
+RECENT_RUNS = 50
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -103,29 +115,36 @@ def check_writable(directory: Path) -> None:
 
 
 def build_manifest(
-    previous: dict[str, Any] | None, run: dict[str, Any], counts: dict[str, int]
+    previous: dict[str, Any] | None,
+    run: dict[str, Any],
+    counts: dict[str, int],
+    tables: dict[str, list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """The new manifest: ``previous`` runs plus ``run``, with the dataset's row ``counts``."""
-    runs = [*(previous or {}).get("runs", []), run]
-    tags = sorted({tag for r in runs for tag in r.get("tags") or []})
+    """The new manifest: ``previous`` plus ``run``, with the dataset's row ``counts`` and
+    the parts of its ``tables``."""
+    previous = previous or {}
+    runs = [*previous.get("runs", []), run][-RECENT_RUNS:]
+    tags = sorted({*previous.get("tags", []), *(run.get("tags") or [])})
+    files = {}
+    for e in ENTITIES:
+        files[e.item_type] = {"parquet": e.parquet_name, "jsonl": e.jsonl_name}
+        if e.stats_name:
+            files[e.item_type]["stats"] = e.stats_name
     return {
         "schema_version": SCHEMA_VERSION,
         "project_version": project_version(),
-        "created_at": (previous or {}).get("created_at", run["started_at"]),
+        "created_at": previous.get("created_at", run["started_at"]),
         "updated_at": run["finished_at"],
         "counts": counts,
-        "files": {
-            e.item_type: {"parquet": e.parquet_name, "jsonl": e.jsonl_name} for e in ENTITIES
-        },
+        "files": files,
+        "tables": tables or {},
         "tags": tags,
+        "run_count": previous.get("run_count", len(previous.get("runs", []))) + 1,
         "last_run": run,
         "runs": runs,
     }
 
 
-def write_manifest(directory: Path, manifest: dict[str, Any]) -> Path:
-    """Write ``manifest.json`` atomically; returns its path."""
-    path = directory / MANIFEST_NAME
-    with atomic_target(path) as temp:
-        temp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    return path
+def manifest_text(manifest: dict[str, Any]) -> str:
+    """The text of ``manifest.json`` (what a commit writes, then renames into place)."""
+    return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"

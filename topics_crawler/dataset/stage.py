@@ -1,16 +1,22 @@
-"""One crawl's staged rows and dedupe hashes, in one SQLite file on disk.
+"""One crawl's staged rows, sightings and dedupe hashes, in one SQLite file on disk.
 
-Each scraped item is merged into the row of its entity (matched by any of its
-:func:`~topics_crawler.items.entity_keys`), so the stage holds one row per entity,
-whatever the crawl's size, and memory stays flat. The dedupe pipeline's hashes of the
-run are stored beside the rows; a key's hashes are *confirmed* only when a row of its
-entity is staged, and only confirmed hashes reach the dataset's dedupe state at commit,
-in the same step as the rows: what the crawl remembers as exported is always in the
-dataset.
+Each scraped item replaces the staged row of its entity (matched by any of its
+:func:`~topics_crawler.items.entity_keys`): the dedupe pipeline passes a later arrival
+as the entity's merged record, so the last one holds everything the run saw, and the
+stage merges nothing. Rows *carried* from the stage of a killed crawl are stored rows of
+an earlier run: an arrival for one of them is merged into it by the commit's rule
+(:func:`~topics_crawler.items.merge.merge_records`), as the commit merges stored rows.
+The stage holds one row per entity, whatever the crawl's size, and memory stays flat.
+
+Every sighting of an entity (changed or not) keeps its counts for the snapshot tables
+(one per entity per run). The dedupe pipeline's hashes of the run are stored beside the
+rows; a key's hashes are *confirmed* only when a row of its entity is staged, and only
+confirmed hashes reach the dataset's dedupe state at commit, in the same step as the
+rows: what the crawl remembers as exported is always in the dataset.
 
 The stage commits its SQLite transaction at most every ``commit_interval`` seconds and
 before each ``JOBDIR`` journal checkpoint (so a page marked done has its rows staged).
-A killed crawl's stage stays on disk; the next crawl into the dataset merges it.
+A killed crawl's stage stays on disk; the next crawl into the dataset carries it.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any, Self
 from scrapy.settings import BaseSettings
 
 from topics_crawler.items import entity_keys
-from topics_crawler.items.merge import merge_records
+from topics_crawler.items.merge import content_of, merge_records
 from topics_crawler.pipelines.dedupe_state import STATE_SUBPATH
 from topics_crawler.utils.sqlite import open_sqlite
 
@@ -37,7 +43,13 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS keys (key TEXT PRIMARY KEY, entity INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS hashes (key TEXT PRIMARY KEY, hashes TEXT NOT NULL,"
     " confirmed TEXT) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS sightings (key TEXT PRIMARY KEY, item_type TEXT NOT NULL,"
+    " record TEXT NOT NULL) WITHOUT ROWID",
 )
+#: Columns added since the first stages (a killed crawl's stage may lack them).
+_ADDED_COLUMNS = {"state": "TEXT", "carried": "INTEGER NOT NULL DEFAULT 0"}
+#: ``rows.state`` after the commit compared a row with the stored one.
+CHANGED, SAME = "changed", "same"
 _LOOKUP_CHUNK = 500
 #: Stages open in this process, by path: the dataset extension and the dedupe state share one.
 _OPEN: dict[Path, Stage] = {}
@@ -48,12 +60,17 @@ def _json(record: dict[str, Any]) -> str:
 
 
 class Stage:
-    """Rows and hashes of one crawl; writes are durable at :meth:`commit`."""
+    """Rows, sightings and hashes of one crawl; writes are durable at :meth:`commit`."""
 
     def __init__(self, path: Path, commit_interval: float = 1.0) -> None:
         self.path = path
         self.commit_interval = commit_interval
         self._db = open_sqlite(path, _SCHEMA)
+        known = {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}
+        for name, declaration in _ADDED_COLUMNS.items():
+            if name not in known:
+                self._db.execute(f"ALTER TABLE rows ADD COLUMN {name} {declaration}")
+        self._db.commit()
         self._last_commit = time.monotonic()
 
     @classmethod
@@ -66,24 +83,30 @@ class Stage:
 
     # --- rows ---------------------------------------------------------------------------
 
-    def put(self, item_type: str, record: dict[str, Any]) -> None:
-        """Merge ``record`` into the staged row of its entity (a new row for a new entity)."""
+    def put(self, item_type: str, record: dict[str, Any], carried: bool = False) -> None:
+        """Stage ``record`` as its entity's row: it replaces the row this run staged (the
+        dedupe pipeline's merged record holds it); it is merged into a row carried from
+        a killed crawl, or into a second staged row its keys link (one entity now)."""
         keys = entity_keys(item_type, record)
         found = self._entities_of(keys)
         if not found:
             cursor = self._db.execute(
-                "INSERT INTO rows (item_type, record) VALUES (?, ?)", (item_type, _json(record))
+                "INSERT INTO rows (item_type, record, carried) VALUES (?, ?, ?)",
+                (item_type, _json(record), int(carried)),
             )
             entity = int(cursor.lastrowid or 0)
         else:
-            entity, merged = found[0], None
-            for other in found:  # oldest first: later arrivals win as the merge says
-                row = self._record(other)
-                merged = row if merged is None else merge_records(item_type, merged, row)
-            assert merged is not None
-            merged = merge_records(item_type, merged, record)
-            self._db.execute("UPDATE rows SET record = ? WHERE entity = ?", (_json(merged), entity))
-            for other in found[1:]:  # one arrival linked two staged entities: now one
+            entity = found[0]
+            merged = record
+            for other in reversed(found):  # newest first into the arrival
+                row, row_carried = self._row(other)
+                if carried or row_carried or other != entity:
+                    merged = merge_records(item_type, row, merged)
+            self._db.execute(
+                "UPDATE rows SET record = ?, carried = ? WHERE entity = ?",
+                (_json(merged), int(carried), entity),
+            )
+            for other in found[1:]:
                 self._db.execute("DELETE FROM rows WHERE entity = ?", (other,))
                 self._db.execute("UPDATE keys SET entity = ? WHERE entity = ?", (entity, other))
             keys = entity_keys(item_type, merged)
@@ -106,6 +129,12 @@ class Stage:
         )
         return [int(entity) for (entity,) in rows]
 
+    def _row(self, entity: int) -> tuple[dict[str, Any], bool]:
+        row = self._db.execute(
+            "SELECT record, carried FROM rows WHERE entity = ?", (entity,)
+        ).fetchone()
+        return (dict(json.loads(row[0])), bool(row[1])) if row else ({}, False)
+
     def _record(self, entity: int) -> dict[str, Any]:
         row = self._db.execute(
             "SELECT COALESCE(merged, record) FROM rows WHERE entity = ?", (entity,)
@@ -119,11 +148,28 @@ class Stage:
     def total(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM rows").fetchone()[0])
 
+    def rows(self, item_type: str) -> Iterator[dict[str, Any]]:
+        """The staged records of ``item_type`` as the crawl staged them, in arrival order."""
+        rows = self._db.execute(
+            "SELECT record FROM rows WHERE item_type = ? ORDER BY entity", (item_type,)
+        )
+        for (text,) in rows:
+            yield dict(json.loads(text))
+
     # --- the dataset merge -------------------------------------------------------------
 
     def start_merge(self, item_type: str) -> None:
-        """Forget the existing rows merged in by an earlier, interrupted merge."""
-        self._db.execute("UPDATE rows SET merged = NULL WHERE item_type = ?", (item_type,))
+        """Forget the stored rows merged in by an earlier, interrupted merge."""
+        self._db.execute(
+            "UPDATE rows SET merged = NULL, state = NULL WHERE item_type = ?", (item_type,)
+        )
+
+    def keys_of(self, item_type: str) -> list[str]:
+        """Every identity key of the staged entities of ``item_type``."""
+        rows = self._db.execute(
+            "SELECT key FROM keys WHERE key >= ? AND key < ?", (f"{item_type}:", f"{item_type};")
+        )
+        return [key for (key,) in rows]
 
     def owners(self, keys: Iterable[str]) -> dict[str, int]:
         """Key → staged entity, for the keys the stage knows."""
@@ -137,19 +183,81 @@ class Stage:
             )
         return owners
 
-    def absorb(self, item_type: str, entity: int, existing: dict[str, Any]) -> None:
-        """Merge an existing dataset row into the staged row of the same entity."""
-        merged = merge_records(item_type, existing, self._record(entity))
-        self._db.execute("UPDATE rows SET merged = ? WHERE entity = ?", (_json(merged), entity))
+    def absorb(self, item_type: str, entity: int, stored: dict[str, Any]) -> bool:
+        """Merge a stored dataset row into the staged row of its entity (the commit's rule,
+        :func:`~topics_crawler.items.merge.merge_records`); False when the merged row says
+        nothing the stored one did not (the stored row then stays as it is)."""
+        merged = merge_records(item_type, stored, self._record(entity))
+        state = self._db.execute("SELECT state FROM rows WHERE entity = ?", (entity,)).fetchone()
+        changed = content_of(merged) != content_of(stored) or (state and state[0]) == CHANGED
+        self._db.execute(
+            "UPDATE rows SET merged = ?, state = ? WHERE entity = ?",
+            (_json(merged), CHANGED if changed else SAME, entity),
+        )
+        return changed
 
-    def merged_rows(self, item_type: str) -> Iterator[dict[str, Any]]:
-        """The staged rows of ``item_type`` in arrival order, merged with the dataset's."""
+    def merged_rows(self, item_type: str) -> Iterator[tuple[dict[str, Any], bool]]:
+        """(row merged with the stored one, True when it replaces a stored row) for the
+        staged rows of ``item_type`` that are new or changed, in arrival order."""
         rows = self._db.execute(
-            "SELECT COALESCE(merged, record) FROM rows WHERE item_type = ? ORDER BY entity",
-            (item_type,),
+            "SELECT COALESCE(merged, record), state FROM rows WHERE item_type = ?"
+            " AND (state IS NULL OR state != ?) ORDER BY entity",
+            (item_type, SAME),
+        )
+        for text, state in rows:
+            yield dict(json.loads(text)), state == CHANGED
+
+    def unconfirm(self, keys: Iterable[str]) -> None:
+        """Keep the hashes of ``keys`` out of the dataset's dedupe state (their rows were
+        rejected: a later run must offer them again)."""
+        self._db.executemany(
+            "UPDATE hashes SET confirmed = NULL WHERE key = ?", [(key,) for key in keys]
+        )
+
+    # --- sightings (snapshot rows) ------------------------------------------------------
+
+    def sight(self, item_type: str, key: str, row: dict[str, Any]) -> None:
+        """Keep ``row`` (identity, ``scraped_at``, counts) as this run's sighting of the
+        entity known by ``key`` (a later sighting in the run replaces it)."""
+        self._db.execute(
+            "INSERT INTO sightings (key, item_type, record) VALUES (?, ?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET record = excluded.record",
+            (key, item_type, _json(row)),
+        )
+        self.maybe_commit()
+
+    def sightings(self, item_type: str) -> Iterator[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT record FROM sightings WHERE item_type = ? ORDER BY key", (item_type,)
         )
         for (text,) in rows:
             yield dict(json.loads(text))
+
+    def sighting_count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM sightings").fetchone()[0])
+
+    def carry(self, other: Stage) -> int:
+        """Take the rows, sightings and confirmed hashes of a killed crawl's stage into
+        this one (rows as stored rows of an earlier run); how many rows."""
+        carried = 0
+        for (item_type,) in list(other._db.execute("SELECT DISTINCT item_type FROM rows")):
+            for record in other.rows(item_type):
+                self.put(item_type, record, carried=True)
+                carried += 1
+        self._db.executemany(
+            "INSERT INTO sightings (key, item_type, record) VALUES (?, ?, ?)"
+            " ON CONFLICT(key) DO NOTHING",
+            other._db.execute("SELECT key, item_type, record FROM sightings"),
+        )
+        self._db.executemany(
+            "INSERT INTO hashes (key, hashes, confirmed) VALUES (?, ?, ?)"
+            " ON CONFLICT(key) DO NOTHING",
+            other._db.execute(
+                "SELECT key, hashes, confirmed FROM hashes WHERE confirmed IS NOT NULL"
+            ),
+        )
+        self.commit()
+        return carried
 
     # --- dedupe hashes ------------------------------------------------------------------
 

@@ -138,7 +138,14 @@ def records_of(table: pa.Table) -> list[dict[str, Any]]:
     maps = [c.name for c in table.schema if pa.types.is_map(c.type)]
     mappings = [c.name for c in table.schema if is_mapping_column(c)]
     json_columns = [c.name for c in table.schema if is_json_column(c)]
-    rows: list[dict[str, Any]] = table.to_pylist()
+    # column by column: Table.to_pylist imports pandas
+    names = table.column_names
+    columns = [table.column(index).to_pylist() for index in range(table.num_columns)]
+    rows: list[dict[str, Any]] = [
+        dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)
+    ]
+    if not names:
+        rows = [{} for _ in range(table.num_rows)]
     for row in rows:
         for name in maps:
             if row.get(name) is not None:

@@ -47,6 +47,12 @@ from topics_crawler.pipelines._entity_store import Entity, EntityStore
 from topics_crawler.pipelines.dedupe_state import DedupeState, open_dedupe_state
 
 
+class SeenAgain(DropItem):
+    """An arrival dropped because the entity did not change (``unchanged``: as a previous
+    run recorded it; ``duplicate``: as this run emitted it). The entity was still seen:
+    the dataset's snapshot tables count it."""
+
+
 class DedupePipeline:
     """Passes the first, merged and changed records of each entity; drops the rest."""
 
@@ -143,9 +149,9 @@ class DedupePipeline:
             self._unsaved -= entity.keys
         return arrival
 
-    def _drop(self, why: str, item_type: str, record: dict[str, Any]) -> DropItem:
+    def _drop(self, why: str, item_type: str, record: dict[str, Any]) -> SeenAgain:
         self.stats.inc_value(f"dedupe/{why}/{item_type}")
-        return DropItem(f"{why.capitalize()} {item_type} {record.get('url')}", log_level="DEBUG")
+        return SeenAgain(f"{why.capitalize()} {item_type} {record.get('url')}", log_level="DEBUG")
 
 
 def _as_item(record: dict[str, Any], fallback: Any) -> Item | Any:

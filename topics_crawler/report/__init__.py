@@ -33,7 +33,7 @@ def build_report(dataset_dir: Path, out: Path | None = None, fmt: str = "md") ->
     out = out if out is not None else dataset_dir / "report"
     try:
         out.mkdir(parents=True, exist_ok=True)
-        charts = draw_all(data.stories, out)
+        charts = draw_all(data.stories, out, data.story_stats)
         return write_report(data, charts, out, fmt)
     except OSError as exc:
         raise ReportInputError(f"cannot write the report to {out}: {exc.strerror or exc}") from exc

@@ -21,8 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
+from topics_crawler.dataset.parts import read_table
 from topics_crawler.output.exporters import records_of
 
 Row = Mapping[str, Any]
@@ -180,10 +179,7 @@ def completeness(
 
 def _rows(path: Path, columns: Sequence[str]) -> list[dict[str, Any]]:
     """The ``columns`` (those the table has) of a dataset table; none when it is absent."""
-    if not path.exists():
-        return []
-    table = pq.read_table(path)
-    return records_of(table.select([c for c in columns if c in table.column_names]))
+    return records_of(read_table(path, columns=list(columns)))
 
 
 def read_failures(path: Path) -> list[dict[str, Any]]:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.dates import date2num
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -158,6 +160,29 @@ def tag_cooccurrence_chart(stories: Sequence[Row], out: Path) -> Chart | None:
     return Chart(_save(figure, out / "tag_cooccurrence.png"), "Tag co-occurrence", caption)
 
 
+def growth_chart(stats: Sequence[Row], out: Path) -> Chart | None:
+    """Claps over time of the stories that grew most, from the ``story_stats`` snapshots."""
+    series = summary.growth(stats)
+    if not series:
+        return None
+    figure = Figure(figsize=(9, 3.8))
+    axes = figure.add_subplot()
+    for story_id, points in series:
+        times = date2num(
+            [datetime.fromisoformat(when.replace("Z", "+00:00")) for when, _ in points]
+        )
+        axes.plot(times, [value for _, value in points], marker="o", label=story_id)
+    axes.xaxis_date()
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: compact_number(value)))
+    axes.set_ylabel("claps")
+    axes.set_title("Claps over time (snapshots of each crawl)")
+    axes.legend(fontsize=7, loc="upper left")
+    figure.autofmt_xdate()
+    crawls = len({when for _, points in series for when, _ in points})
+    caption = f"The {len(series)} stories whose claps grew most, over {crawls} crawl times."
+    return Chart(_save(figure, out / "growth.png"), "Growth", caption)
+
+
 CHARTS = (
     stories_per_month_chart,
     top_authors_chart,
@@ -167,6 +192,8 @@ CHARTS = (
 )
 
 
-def draw_all(stories: Sequence[Row], out: Path) -> list[Chart]:
-    """Every chart that has data, in report order."""
-    return [chart for draw in CHARTS if (chart := draw(stories, out)) is not None]
+def draw_all(stories: Sequence[Row], out: Path, story_stats: Sequence[Row] = ()) -> list[Chart]:
+    """Every chart that has data, in report order (the growth chart last)."""
+    charts = [chart for draw in CHARTS if (chart := draw(stories, out)) is not None]
+    growth = growth_chart(story_stats, out)
+    return [*charts, growth] if growth is not None else charts

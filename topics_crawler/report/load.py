@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from topics_crawler.dataset import ENTITIES, DatasetError, read_manifest
+from topics_crawler.dataset.layout import ENTITY_OF, GONE_COLUMN
 from topics_crawler.dataset.manifest import check_schema_version
+from topics_crawler.dataset.parts import read_table, table_rows
 from topics_crawler.output.exporters import records_of
 
 #: Story columns the charts use (the body text is never loaded).
@@ -28,6 +28,10 @@ STORY_COLUMNS = (
     "tags",
 )
 
+STORIES = ENTITY_OF["story"]
+#: Snapshot columns the growth chart uses.
+GROWTH_COLUMNS = ["story_id", "scraped_at", "claps", "responses", GONE_COLUMN]
+
 
 class ReportInputError(Exception):
     """The directory cannot be reported on; the message says why in one line."""
@@ -41,6 +45,8 @@ class ReportData:
     manifest: dict[str, Any]
     counts: dict[str, int]
     stories: list[dict[str, Any]]
+    #: Snapshot rows of the stories (``story_stats``): id, ``scraped_at``, counts.
+    story_stats: list[dict[str, Any]] = field(default_factory=list)
 
 
 def load_dataset(directory: Path) -> ReportData:
@@ -54,20 +60,15 @@ def load_dataset(directory: Path) -> ReportData:
         check_schema_version(directory)
     except DatasetError as exc:
         raise ReportInputError(str(exc)) from exc
-    counts = {e.item_type: _row_count(directory / e.parquet_name) for e in ENTITIES}
-    if not counts["story"]:
-        raise ReportInputError(f"{directory}: empty dataset (no stories to report on)")
-    stories = pq.read_table(directory / "stories.parquet", columns=list(STORY_COLUMNS))
-    return ReportData(directory, manifest, counts, records_of(stories))
-
-
-def _row_count(path: Path) -> int:
-    if not path.exists():
-        return 0
     try:
-        return int(pq.ParquetFile(path).metadata.num_rows)
+        counts = {e.item_type: table_rows(directory / e.parquet_name) for e in ENTITIES}
+        if not counts["story"]:
+            raise ReportInputError(f"{directory}: empty dataset (no stories to report on)")
+        stories = read_table(directory / STORIES.parquet_name, columns=list(STORY_COLUMNS))
+        growth = read_table(directory / str(STORIES.stats_name), columns=GROWTH_COLUMNS)
     except (OSError, ValueError) as exc:
-        raise ReportInputError(f"{path}: not a readable Parquet file ({exc})") from exc
+        raise ReportInputError(f"{directory}: a table is not readable Parquet ({exc})") from exc
+    return ReportData(directory, manifest, counts, records_of(stories), records_of(growth))
 
 
 def load_failures(directory: Path) -> Counter[str]:

@@ -88,3 +88,21 @@ def date_span(stories: Sequence[Row]) -> tuple[str, str] | None:
     """First and last publication day of the stories, or None when none is dated."""
     days = sorted(s["published_at"][:10] for s in stories if s.get("published_at"))
     return (days[0], days[-1]) if days else None
+
+
+def growth(
+    stats: Iterable[Row], field: str = "claps", limit: int = 8
+) -> list[tuple[str, list[tuple[str, int]]]]:
+    """The ``limit`` stories whose ``field`` grew the most across snapshots (at least two
+    sightings with a value): (story id, [(``scraped_at``, value), ...] in time order)."""
+    series: dict[str, list[tuple[str, int]]] = {}
+    for row in stats:
+        if row.get(field) is not None and row.get("scraped_at") and not row.get("gone"):
+            series.setdefault(str(row["story_id"]), []).append((row["scraped_at"], int(row[field])))
+    grown = []
+    for story_id, points in series.items():
+        points.sort()
+        if len(points) >= 2:
+            grown.append((points[-1][1] - points[0][1], story_id, points))
+    grown.sort(key=lambda item: (-item[0], item[1]))
+    return [(story_id, points) for _, story_id, points in grown[:limit]]

@@ -19,7 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow.parquet as pq
+from topics_crawler.dataset.parts import read_table
+from topics_crawler.output.exporters import records_of
 
 #: Most nodes drawn (the rest is counted in the picture).
 MAX_NODES = 50
@@ -73,11 +74,11 @@ def load_topic_graph(directory: Path, seeds: Sequence[str]) -> TopicGraph | None
     edges_path, pages_path = directory / "tag_edges.parquet", directory / "tag_pages.parquet"
     if not edges_path.exists():
         return None
-    table = pq.read_table(edges_path, columns=["from_tag", "to", "kind"]).to_pylist()
+    table = records_of(read_table(edges_path, columns=["from_tag", "to", "kind"]))
     edges = [Edge(r["from_tag"], r["to"], r["kind"]) for r in table if r["from_tag"] and r["to"]]
     crawled: list[str] = []
     if pages_path.exists():
-        tags = pq.read_table(pages_path, columns=["tag"]).column("tag").to_pylist()
+        tags = read_table(pages_path, columns=["tag"]).column("tag").to_pylist()
         crawled = [tag for tag in tags if isinstance(tag, str)]
     return topic_graph(crawled, edges, seeds)
 

@@ -19,12 +19,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-import pyarrow.parquet as pq
 from scrapy import Request
 from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
 from twisted.python.failure import Failure
 
+from topics_crawler.dataset.parts import read_table
 from topics_crawler.items import Story
 from topics_crawler.pages import PageResult
 from topics_crawler.spiders._helpers import Logger, OptionsSpider
@@ -43,10 +43,10 @@ def known_story_ids(dataset_dir: str | Path | None) -> frozenset[str]:
     """Story ids already in the dataset (none without one, or before its first commit)."""
     if not dataset_dir:
         return frozenset()
-    path = Path(dataset_dir) / STORIES_FILE
-    if not path.exists():
+    table = read_table(Path(dataset_dir) / STORIES_FILE, columns=["story_id"])
+    if "story_id" not in table.column_names:
         return frozenset()
-    column = pq.read_table(path, columns=["story_id"]).column("story_id")
+    column = table.column("story_id")
     return frozenset(value for value in column.to_pylist() if isinstance(value, str))
 
 
