@@ -6,13 +6,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from tests.crawl_helpers import crawl_in_process
 from tests.site.content import default_site, expected_entities
 from tests.site.server import SiteServer
 from topics_crawler.report import build_report
-from topics_crawler.report.audit import audit_tables, completeness, listing_of
+from topics_crawler.report.audit import (
+    audit_tables,
+    completeness,
+    held_of_rows,
+    held_of_table,
+    listing_of,
+)
 
 RUN = {"tags": ["llm"], "arguments": {"tags": "llm", "max_stories": "2"}}
 
@@ -24,7 +31,7 @@ def test_figures_from_rows() -> None:
         {"story_id": "c", "tags": ["llm"], "publication_slug": "pub", "is_member_only": None},
     ]
     audit = completeness(
-        stories,
+        held_of_rows(stories),
         tag_pages=[{"tag": "llm", "story_count": 10, "followers": 5}, {"tag": "ai"}],
         authors=[{"username": "ada", "followers": 7}],
         publications=[{"slug": "pub", "followers": 3}],
@@ -101,12 +108,39 @@ def test_a_story_listed_under_a_tag_counts_for_it() -> None:
     """A history listing's rows carry no tags; a ``tag_stories`` row says the tag listed it."""
     stories = [{"story_id": "a", "tags": [], "is_member_only": True}, {"story_id": "b"}]
     pages = [{"tag": "llm", "story_count": 2}]
-    without = completeness(stories, tag_pages=pages, authors=[], publications=[], runs=[RUN])
+    without = completeness(
+        held_of_rows(stories), tag_pages=pages, authors=[], publications=[], runs=[RUN]
+    )
     assert without["tags"][0]["held_stories"] == 0
     listed = [{"tag": "llm", "story_id": "a"}, {"tag": "llm", "story_id": "b"}]
     audit = completeness(
-        stories, tag_pages=pages, authors=[], publications=[], runs=[RUN], memberships=listed
+        held_of_rows(stories, listed), tag_pages=pages, authors=[], publications=[], runs=[RUN]
     )
     row = audit["tags"][0]
     assert (row["held_stories"], row["missing_stories"], row["why_missing"]) == (2, 0, [])
     assert row["member_only_share"] == 1.0
+
+
+def test_the_arrow_count_is_the_row_count() -> None:
+    """What a commit computes in Arrow equals the plain count, nulls, cases and doubles
+    (a tag both carried and listed) included."""
+    stories = [
+        {"story_id": "a", "tags": ["llm", "ai"], "author_username": "Ada",
+         "publication_slug": "Pub", "is_member_only": True},
+        {"story_id": "b", "tags": [], "author_username": "ada", "is_member_only": False},
+        {"story_id": "c", "tags": None, "author_username": None, "is_member_only": None},
+        {"story_id": "d", "tags": ["ai"], "publication_slug": "pub", "is_member_only": None},
+    ]  # fmt: skip
+    listed = [{"tag": "llm", "story_id": "a"}, {"tag": "llm", "story_id": "b"},
+              {"tag": "gpu", "story_id": "zzz"}]  # fmt: skip
+    table = pa.Table.from_pylist(
+        [{"publication_slug": None} | story for story in stories],
+        schema=pa.schema([("story_id", pa.string()), ("tags", pa.list_(pa.string())),
+                          ("author_username", pa.string()), ("publication_slug", pa.string()),
+                          ("is_member_only", pa.bool_())]),
+    )  # fmt: skip
+    rows = {key: dict(counts) for key, counts in held_of_rows(stories, listed).items()}
+    arrow = held_of_table(table, pa.Table.from_pylist(listed))
+    normalised = {key: {k: v for k, v in counts.items() if v} for key, counts in arrow.items()}
+    assert normalised == rows
+    assert arrow["tag", "llm"] == {"held": 2, "known": 2, "member_only": 1}
