@@ -123,7 +123,8 @@ def held_of_table(stories: pa.Table, memberships: pa.Table | None = None) -> Hel
         listed = memberships.select(["tag", "story_id"]).join(ids, "story_id", join_type="inner")
         pairs.append(pa.table({"key": listed["tag"], "row": listed["row"].cast(pa.int64())}))
     tag_rows = pa.concat_tables([t.cast(pairs[0].schema) for t in pairs])
-    tag_rows = tag_rows.group_by(["key", "row"]).aggregate([])  # a story once per tag
+    if len(pairs) > 1:  # a story carrying a tag may be listed under it too: count it once
+        tag_rows = tag_rows.group_by(["key", "row"]).aggregate([])
     held: dict[tuple[str, str], dict[str, int]] = {}
     groups = [("tag", tag_rows)]
     for kind, column in (("author", "author_username"), ("publication", "publication_slug")):
