@@ -14,6 +14,7 @@ from tests.site.content import default_site, expected_entities
 from tests.site.server import SiteServer
 from topics_crawler.report import build_report
 from topics_crawler.report.audit import (
+    UNCOUNTED_LISTING,
     audit_tables,
     completeness,
     held_of_rows,
@@ -61,6 +62,18 @@ def test_figures_from_rows() -> None:
     assert audit["publications"][0]["held_stories"] == 1
     assert audit["failures"] == {"story/timeout_error": 1, "tag/http_503": 1}
     assert next(title for title, _, _ in audit_tables(audit)) == "Tags"
+
+
+def test_a_history_listing_without_tag_stories_says_why_it_counts_short() -> None:
+    run = {"tags": ["llm"], "arguments": {"tags": "llm", "history": "newest"}}
+    pages = [{"tag": "llm", "story_count": 100}]
+    held = held_of_rows([{"story_id": "a", "tags": ["llm"]}])
+    audit = completeness(held, tag_pages=pages, authors=[], publications=[], runs=[run])
+    assert audit["tags"][0]["why_missing"] == [UNCOUNTED_LISTING]
+    counted = completeness(
+        held, tag_pages=pages, authors=[], publications=[], runs=[run], memberships=True
+    )
+    assert counted["tags"][0]["why_missing"] == []
 
 
 def test_the_listing_of_a_run() -> None:
@@ -114,7 +127,12 @@ def test_a_story_listed_under_a_tag_counts_for_it() -> None:
     assert without["tags"][0]["held_stories"] == 0
     listed = [{"tag": "llm", "story_id": "a"}, {"tag": "llm", "story_id": "b"}]
     audit = completeness(
-        held_of_rows(stories, listed), tag_pages=pages, authors=[], publications=[], runs=[RUN]
+        held_of_rows(stories, listed),
+        tag_pages=pages,
+        authors=[],
+        publications=[],
+        runs=[RUN],
+        memberships=True,
     )
     row = audit["tags"][0]
     assert (row["held_stories"], row["missing_stories"], row["why_missing"]) == (2, 0, [])

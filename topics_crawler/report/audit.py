@@ -52,12 +52,25 @@ def _last_run_of(tag: str, runs: Sequence[Row]) -> Row | None:
     return runs[-1] if runs else None
 
 
+#: Why a listing's stories may not count for their tag in a dataset without ``tag_stories``.
+UNCOUNTED_LISTING = (
+    "stories a history or feed listing gave carry no tags: without a tag_stories table the"
+    " audit cannot count them for the tag"
+)
+
+
 def _tag_reasons(
-    stated: int | None, held: int, arguments: Mapping[str, Any], failed: list[str]
+    stated: int | None,
+    held: int,
+    arguments: Mapping[str, Any],
+    failed: list[str],
+    memberships: bool = False,
 ) -> list[str]:
     """Why a tag's stories may be missing, from what the run was asked to do."""
     reasons = [f"tag page failed ({reason})" for reason in failed]
     listing = listing_of(arguments)
+    if listing != LISTING_TAG_PAGE and not memberships:
+        reasons.append(UNCOUNTED_LISTING)
     if listing == LISTING_FEED:
         reasons.append("the feed lists only the latest ~10 stories")
     elif listing == LISTING_TAG_PAGE:
@@ -165,10 +178,12 @@ def completeness(
     publications: Iterable[Row],
     runs: Sequence[Row],
     failures: Iterable[Row] = (),
+    memberships: bool = False,
 ) -> dict[str, Any]:
     """The audit as JSON data: ``tags``, ``authors``, ``publications`` (one record each) and
     ``failures`` (the last run's pages that failed for good, by kind and reason), from the
-    stories ``held`` (:func:`held_of_rows`, :func:`held_of_table`)."""
+    stories ``held`` (:func:`held_of_rows`, :func:`held_of_table`); ``memberships``: the
+    counts include what the listings listed (a ``tag_stories`` table)."""
     failed_tags: dict[str, list[str]] = defaultdict(list)
     failed: Counter[str] = Counter()
     for failure in failures:
@@ -202,7 +217,11 @@ def completeness(
                 "missing_stories": missing,
                 "listing": listing_of(arguments),
                 "why_missing": _tag_reasons(
-                    stated, numbers["held_stories"], arguments, failed_tags.get(slug, [])
+                    stated,
+                    numbers["held_stories"],
+                    arguments,
+                    failed_tags.get(slug, []),
+                    memberships,
                 ),
             }
         )
@@ -271,6 +290,7 @@ def load_audit(directory: Path, manifest: Mapping[str, Any]) -> dict[str, Any]:
         publications=_rows(directory / "publications.parquet", ("slug", "domain", "followers")),
         runs=manifest.get("runs") or [],
         failures=read_failures(directory / "failures.jsonl"),
+        memberships=listed.num_rows > 0,
     )
 
 
