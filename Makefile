@@ -48,6 +48,7 @@ test: venv system-deps lint typecheck
 	$(VENV)/bin/pytest
 
 fixtures: venv
+	$(PY) -m tests.variants_2026
 	$(PY) -m tests.fixture_cases --regenerate
 
 bench: venv

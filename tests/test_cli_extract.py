@@ -6,9 +6,14 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.in_process import topics_crawler_cli
+from tests.site.refusals import challenge_page, ray_id, waf_page
+from tests.site.routes import Response as SiteResponse
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,3 +116,49 @@ def test_a_utf16_or_utf32_page_with_a_bom_is_decoded(tmp_path: Path, encoding: s
     assert process.returncode == 0, process.stderr
     drop = re.compile(r'"scraped_at": "[^"]*"')
     assert drop.sub("", process.stdout) == drop.sub("", as_utf8.stdout)
+
+
+#: A saved refusal, from the captures and from the local site (another Ray ID, another URL).
+REFUSALS = [
+    ("challenge_managed__2scraper-2026.html", "a Cloudflare managed challenge", "a3bf6574af0257df"),
+    ("blocked_waf__2scraper-2026-redacted.html", "a Cloudflare WAF refusal", "a3bf432ecb5b18b9"),
+]
+
+
+@pytest.mark.parametrize(("name", "what", "ray"), REFUSALS)
+def test_a_saved_refusal_is_named_and_exits_3(
+    real_pages: Path, name: str, what: str, ray: str
+) -> None:
+    completed = topics_crawler_cli(
+        "extract", str(real_pages / name), "--url", "https://medium.com/@someone"
+    )
+    assert completed.returncode == 3
+    assert completed.stdout == ""
+    (line,) = completed.stderr.splitlines()
+    assert f"not a Medium page but {what}" in line
+    assert f"Ray ID {ray}" in line
+
+
+@pytest.mark.parametrize(
+    ("page", "what"),
+    [(waf_page, "a Cloudflare WAF refusal"), (challenge_page, "a Cloudflare managed challenge")],
+)
+def test_the_local_sites_refusals_are_named_too(
+    tmp_path: Path, page: Callable[[str], SiteResponse], what: str
+) -> None:
+    path = "/tag/distributed-training/archive/2026/09/10"
+    saved = tmp_path / "refusal.html"
+    saved.write_bytes(page(path).body)
+    completed = topics_crawler_cli("extract", str(saved), "--url", "https://medium.com" + path)
+    assert completed.returncode == 3
+    assert what in completed.stderr
+    assert ray_id(path) in completed.stderr
+
+
+def test_a_page_of_a_host_that_left_medium_names_the_host() -> None:
+    case = ROOT / "tests/fixtures/own/story/towardsdatascience-2026-left-medium/input.html"
+    url = "https://towardsdatascience.com/pods-plainly-708192a3b4c5"
+    completed = topics_crawler_cli("extract", str(case), "--url", url)
+    assert completed.returncode == 1
+    (line,) = completed.stderr.splitlines()
+    assert "towardsdatascience.com is no Medium site any more" in line

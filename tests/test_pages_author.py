@@ -13,6 +13,7 @@ from topics_crawler.items import Author, Publication, Story
 from topics_crawler.items.layers import pick_paired
 from topics_crawler.pages import Document, parse_page
 from topics_crawler.pages._follow import follow_counts, strip_site_suffix
+from topics_crawler.pages._off_medium import left_medium_reason
 from topics_crawler.pages.author import (
     find_user,
     legacy_post_url,
@@ -197,7 +198,11 @@ def test_profile_json_goes_through_the_json_parser(real_pages: Path) -> None:
 def test_page_without_any_profile_data_is_an_error() -> None:
     result = parse_page("<html><body><p>hello</p></body></html>", "https://x.test/", kind="author")
     assert result.items == []
-    assert "no profile data found" in result.errors
+    assert result.off_medium == "x.test"  # another host's page: it names the host
+    assert result.errors == [left_medium_reason("x.test")]
+    on_medium = parse_page("<html><body><p>hello</p></body></html>", "https://medium.com/@x")
+    assert on_medium.items == []
+    assert "no profile data found" in on_medium.errors
 
 
 def test_profile_address_alone_is_not_an_author() -> None:

@@ -6,13 +6,12 @@ from typing import Any
 
 from topics_crawler.items import Author, Publication
 from topics_crawler.pages._entities import (
-    author_from_apollo,
     author_from_legacy_user,
-    publication_from_apollo,
+    author_from_user,
+    publication_from_collection,
     publication_from_legacy_collection,
 )
-from topics_crawler.pages._state import ApolloState
-from topics_crawler.pages.state import State
+from topics_crawler.pages.state import Node, State
 
 NOW = "2026-11-30T12:00:00Z"
 
@@ -30,22 +29,25 @@ def publication_from_legacy(collection: dict[str, Any], now: str) -> Publication
     return publication_from_legacy_collection(node, now)
 
 
+def apollo_node(cache: dict[str, Any], raw: dict[str, Any]) -> Node:
+    """``raw`` (an entity of the Apollo ``cache``) as the parsers read it."""
+    return Node(State.from_apollo(cache), raw)
+
+
 def test_apollo3_user_with_membership_tier_and_stats() -> None:
-    state = ApolloState(
-        {
-            "User:268314bb7e7e": {
-                "id": "268314bb7e7e",
-                "name": " Ev Williams ",
-                "username": "ev",
-                "bio": "Curious human",
-                "imageId": "1*Oa7.jpeg",
-                "socialStats": {"followerCount": 213548, "followingCount": 2705},
-                "membership": {"__ref": "Membership:x"},
-            },
-            "Membership:x": {"tier": "FRIEND"},
-        }
-    )
-    author = author_from_apollo(state, state.get("User:268314bb7e7e") or {}, NOW)
+    cache: dict[str, Any] = {
+        "User:268314bb7e7e": {
+            "id": "268314bb7e7e",
+            "name": " Ev Williams ",
+            "username": "ev",
+            "bio": "Curious human",
+            "imageId": "1*Oa7.jpeg",
+            "socialStats": {"followerCount": 213548, "followingCount": 2705},
+            "membership": {"__ref": "Membership:x"},
+        },
+        "Membership:x": {"tier": "FRIEND"},
+    }
+    author = author_from_user(apollo_node(cache, cache["User:268314bb7e7e"]), NOW)
     assert author.author_id == "268314bb7e7e"
     assert author.username == "ev"
     assert author.name == "Ev Williams"
@@ -58,19 +60,17 @@ def test_apollo3_user_with_membership_tier_and_stats() -> None:
 
 
 def test_apollo2_generated_social_stats_and_member_at() -> None:
-    state = ApolloState(
-        {
-            "User:abc": {
-                "id": "abc",
-                "username": "x",
-                "mediumMemberAt": 0,
-                "bio": "",
-                "socialStats": {"type": "id", "generated": True, "id": "$User:abc.socialStats"},
-            },
-            "$User:abc.socialStats": {"followerCount": 12},
-        }
-    )
-    author = author_from_apollo(state, state.get("User:abc") or {}, NOW)
+    cache: dict[str, Any] = {
+        "User:abc": {
+            "id": "abc",
+            "username": "x",
+            "mediumMemberAt": 0,
+            "bio": "",
+            "socialStats": {"type": "id", "generated": True, "id": "$User:abc.socialStats"},
+        },
+        "$User:abc.socialStats": {"followerCount": 12},
+    }
+    author = author_from_user(apollo_node(cache, cache["User:abc"]), NOW)
     assert author.followers == 12
     assert author.following is None
     assert author.is_member is False
@@ -78,8 +78,7 @@ def test_apollo2_generated_social_stats_and_member_at() -> None:
 
 
 def test_apollo_user_silent_about_membership_is_none() -> None:
-    state = ApolloState({})
-    author = author_from_apollo(state, {"id": "abc", "name": "A"}, NOW)
+    author = author_from_user(apollo_node({}, {"id": "abc", "name": "A"}), NOW)
     assert author.is_member is None
     assert author.image_url is None
     assert author.url is None
@@ -94,7 +93,7 @@ def test_apollo_collection_with_domain() -> None:
         "description": "A home for personal storytelling.",
         "subscriberCount": 306875,
     }
-    pub = publication_from_apollo(ApolloState({}), collection, NOW)
+    pub = publication_from_collection(apollo_node({}, collection), NOW)
     assert pub.publication_id == "544c7006046e"
     assert pub.url == "https://humanparts.medium.com/"
     assert pub.domain == "humanparts.medium.com"
@@ -102,8 +101,8 @@ def test_apollo_collection_with_domain() -> None:
 
 
 def test_apollo_publication_without_domain_uses_slug_url() -> None:
-    pub = publication_from_apollo(
-        ApolloState({}), {"id": "15f753907972", "slug": "blog", "domain": ""}, NOW
+    pub = publication_from_collection(
+        apollo_node({}, {"id": "15f753907972", "slug": "blog", "domain": ""}), NOW
     )
     assert pub.url == "https://medium.com/blog"
     assert pub.domain is None

@@ -176,6 +176,24 @@ def test_two_partial_authors_merge_by_username_and_id() -> None:
     assert stat(crawler, "dedupe/entities") == 1
 
 
+def test_an_arrival_joining_two_entities_passes_everything_they_knew() -> None:
+    """An author seen by id, then by username, then with both: one entity, and the record
+    that passes last holds what each sighting gave (a consumer keeps the last per key)."""
+    by_id = Author(author_id="393110b0b9e4", bio="Co-founder", scraped_at="2026-11-30T12:00:00Z")
+    byline = Author(username="ev", name="Ev Williams", scraped_at="2026-11-30T12:01:00Z")
+    both = Author(author_id="393110b0b9e4", username="ev", scraped_at="2026-11-30T12:02:00Z")
+    pipeline, crawler = make()
+    passed = run(pipeline, [by_id, byline, both])
+    assert len(passed) == 3
+    last = passed[-1]
+    assert (last.author_id, last.username) == ("393110b0b9e4", "ev")
+    assert (last.name, last.bio) == ("Ev Williams", "Co-founder")
+    assert stat(crawler, "dedupe/linked/author") == 1
+    assert stat(crawler, "dedupe/entities") == 1
+    again = run(make()[0], [by_id, byline, both, byline, by_id])
+    assert len(again) == 3, "later sightings of either part add nothing"
+
+
 def test_dict_items_come_out_as_dataclasses() -> None:
     pipeline, _ = make()
     assert run(pipeline, [item_to_dict(page())]) == [page()]

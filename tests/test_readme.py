@@ -78,6 +78,31 @@ COMMANDS = readme_commands(README.read_text("utf-8"))
 RUNNABLE = [c for c in COMMANDS if any(re.search(p, c) for p in RUN_HERE)]
 
 
+def code_map(text: str) -> set[str]:
+    """The package folders and root modules the README's code map names (``items/``,
+    ``pages/state/``, ``settings.py``)."""
+    section = text.split("### How the code is organised", 1)[1]
+    block = re.search(r"^```text\ntopics_crawler/\n(.*?)^```", section, flags=re.S | re.M)
+    assert block is not None, "the code map is a text block starting with topics_crawler/"
+    return set(re.findall(r"^  (\S+(?:/|\.py))\s", block.group(1), flags=re.M))
+
+
+def test_the_code_map_names_every_package_folder_and_root_module() -> None:
+    package = ROOT / "topics_crawler"
+    folders = {
+        f"{path.parent.relative_to(package).as_posix()}/"
+        for path in package.rglob("__init__.py")
+        if path.parent != package
+    }
+    modules = {path.name for path in package.glob("*.py") if path.name != "__init__.py"}
+    assert code_map(README.read_text("utf-8")) == folders | modules
+
+
+def test_the_code_map_check_sees_a_missing_folder() -> None:
+    text = "### How the code is organised\n```text\ntopics_crawler/\n  items/  x\n```\n"
+    assert code_map(text) == {"items/"}
+
+
 def test_every_readme_command_is_run_or_covered() -> None:
     assert len(COMMANDS) > 20
     uncovered = [

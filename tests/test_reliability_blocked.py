@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,17 +14,23 @@ from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from tests.fixture_cases import FIXTURES
+from tests.site.refusals import challenge_page, ray_id, waf_page
+from tests.site.routes import Response as SiteResponse
+from topics_crawler.errors import REFUSED_STAT
 from topics_crawler.middlewares.blocked import (
+    HOLD_FOR_GOOD,
     ORIGIN_URL_META,
     RENDER_REASON_META,
     BlockedPageMiddleware,
     Challenge,
     SigninWall,
+    WafRefusal,
 )
+from topics_crawler.middlewares.refused import SiteRefused
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.pages._blocked import detect_block, is_signin_url
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
-from topics_crawler.signals import host_paused
+from topics_crawler.signals import host_paused, plain_http_refused
 from topics_crawler.spiders._helpers import failure_reason
 
 STORY = "https://medium.com/@ev/welcome-to-medium-9e53ca408c48"
@@ -34,6 +41,18 @@ CLOUDFLARE_PAGE = """<!DOCTYPE html><html lang="en-US"><head><title>Just a momen
 var a = document.createElement('script');
 a.src = '/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1?ray=8f0';
 document.getElementsByTagName('head')[0].appendChild(a);}());</script></body></html>"""
+WAF_PAGE = """<!DOCTYPE html><html class="no-js" lang="en-US"><head>
+<title>Attention Required! | Cloudflare</title></head><body><div id="cf-wrapper">
+<div id="cf-error-details" class="cf-error-details-wrapper"><h1 data-translate="block_headline">
+Sorry, you have been blocked</h1><h2>You are unable to access</h2> medium.com</div>
+<span>Cloudflare Ray ID: <strong class="font-semibold">8e21f0c4a9b7d356</strong></span>
+</div></body></html>"""
+SIGNIN_BODY = """<!DOCTYPE html><html><head><title>Sign in – Medium</title></head><body>
+<h2>Sign in to continue reading</h2><button>Sign in with Google</button></body></html>"""
+NORMAL_PAGE = """<!DOCTYPE html><html><head><title>Welcome – Medium</title></head><body>
+<script>window.__CF$cv$params={r:'8e21f0c4a9b7d356'};var s=document.createElement('script');
+s.src='/cdn-cgi/challenge-platform/scripts/precursor/main.js';</script>
+<script>window.__APOLLO_STATE__ = {"ROOT_QUERY":{}}</script></body></html>"""
 
 
 @pytest.mark.parametrize(
@@ -52,10 +71,16 @@ document.getElementsByTagName('head')[0].appendChild(a);}());</script></body></h
         ),
         (200, "https://medium.com/m/signin?operation=register", "<html/>", {}, "signin_wall"),
         (404, "https://humanparts.medium.com/m/signin", "", {}, "signin_wall"),
+        # never a block page as data, whatever its status
+        (200, STORY, CLOUDFLARE_PAGE, {}, "challenge"),
+        (200, STORY, WAF_PAGE, {}, "waf"),
+        (403, STORY, WAF_PAGE.encode(), {}, "waf"),
+        (200, STORY, SIGNIN_BODY, {}, "signin_wall"),
+        (None, STORY, WAF_PAGE, {}, "waf"),  # a saved page: the body alone
     ],
 )
 def test_blocked_responses_are_recognised(
-    status: int, url: str, body: str | bytes, headers: dict[str, str], reason: str
+    status: int | None, url: str, body: str | bytes, headers: dict[str, str], reason: str
 ) -> None:
     block = detect_block(status, url, body, headers)
     assert block is not None
@@ -66,8 +91,11 @@ def test_blocked_responses_are_recognised(
 @pytest.mark.parametrize(
     ("status", "url", "body", "headers"),
     [
-        # Cloudflare injects challenge-platform scripts into normal 200 pages
-        (200, STORY, CLOUDFLARE_PAGE, {}),
+        # Cloudflare injects its challenge-platform precursor into every normal page
+        (200, STORY, NORMAL_PAGE, {}),
+        (403, STORY, NORMAL_PAGE, {}),
+        # a story about Cloudflare quoting its pages is a story: it holds Medium's data
+        (200, STORY, NORMAL_PAGE.replace("</body>", WAF_PAGE + CLOUDFLARE_PAGE + "</body>"), {}),
         (403, STORY, "<html><title>Forbidden</title></html>", {}),
         (503, STORY, "upstream connect error", {}),
         (302, STORY, "", {"Location": "https://medium.com/@ev/welcome-9e53ca408c48"}),
@@ -87,12 +115,32 @@ def test_signin_urls() -> None:
     assert not is_signin_url("https://medium.com/@m/signin-help-0123456789ab")
 
 
+#: The real refusals among the captures (2026), and what each is.
+REAL_REFUSALS = {
+    "challenge_managed__2scraper-2026.html": ("challenge", "a3bf6574af0257df"),
+    "blocked_waf__2scraper-2026-redacted.html": ("waf", "a3bf432ecb5b18b9"),
+}
+
+
 def test_no_real_capture_looks_blocked(real_pages: Path) -> None:
     pages = sorted(p for p in real_pages.iterdir() if p.suffix in {".html", ".json", ".xml"})
     assert pages
     for page in pages:
-        for status in (200, 403, 503):
+        if page.name in REAL_REFUSALS:
+            continue
+        for status in (None, 200, 403, 503):
             assert detect_block(status, STORY, page.read_bytes()) is None, page.name
+
+
+@pytest.mark.parametrize("name", sorted(REAL_REFUSALS))
+def test_real_refusals_are_told_apart(real_pages: Path, name: str) -> None:
+    reason, ray = REAL_REFUSALS[name]
+    body = (real_pages / name).read_bytes()
+    for status in (None, 200, 403):  # a saved page, and served with any status
+        block = detect_block(status, "https://medium.com/tag/python", body)
+        assert block is not None, name
+        assert (block.reason, block.ray) == (reason, ray)
+        assert block.transient is (reason == "challenge")
 
 
 def test_no_own_fixture_page_looks_blocked() -> None:
@@ -281,3 +329,134 @@ def test_blocks_have_their_own_retry_budget() -> None:
     with pytest.raises(Challenge):
         middleware.process_response(sent(middleware, second), challenge_response())
     assert not_before(first, second) == [2.0, 4.0]
+
+
+# --- Cloudflare's WAF refusal: the browser, then the crawl stopped ------------------------
+
+
+def make_waf_middleware(mode: str = "auto") -> tuple[BlockedPageMiddleware, list[str]]:
+    """A middleware and the hosts its ``plain_http_refused`` signals named."""
+    crawler = get_crawler(Spider, {"RENDER_MODE": mode})
+    crawler.spider = crawler._create_spider("test")
+    middleware = BlockedPageMiddleware.from_crawler(crawler)
+    switched: list[str] = []
+    crawler.signals.connect(
+        lambda host, block: switched.append(host), plain_http_refused, weak=False
+    )
+    return middleware, switched
+
+
+def waf_response(url: str = STORY, status: int = 403) -> Response:
+    return HtmlResponse(url, status=status, body=WAF_PAGE.encode(), encoding="utf-8")
+
+
+def test_waf_refusal_of_plain_http_goes_to_the_browser_at_once() -> None:
+    middleware, switched = make_waf_middleware()
+    request = sent(middleware, Request(STORY, meta={"entity_kind": "story"}))
+    retry = middleware.process_response(request, waf_response(status=200))  # any status
+    assert isinstance(retry, Request)
+    assert (retry.url, retry.meta[RENDER_REASON_META]) == (STORY, "waf")
+    assert RETRY_NOT_BEFORE_META not in retry.meta  # another client, not a wait
+    assert switched == ["medium.com"]
+    stats = middleware.crawler.stats
+    assert stats is not None
+    assert stats.get_value("blocked/waf") == 1
+    assert stats.get_value(REFUSED_STAT) is None
+
+
+def test_waf_refusal_in_the_browser_too_stops_the_crawl_and_keeps_the_page(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    middleware, _ = make_waf_middleware()
+    middleware.clock = lambda: CLOCK
+    pauses: list[tuple[str, float]] = []
+    middleware.crawler.signals.connect(
+        lambda slot, until: pauses.append((slot, until)), host_paused, weak=False
+    )
+    meta = {"entity_kind": "story", "playwright": True, "download_slot": "medium.com"}
+    rendered = sent(middleware, Request(STORY, meta={**meta, RENDER_REASON_META: "waf"}))
+    held = middleware.process_response(rendered, waf_response())
+    assert isinstance(held, Request)  # back to the queue: the next run fetches it
+    assert held.url == STORY
+    assert "playwright" not in held.meta
+    assert RENDER_REASON_META not in held.meta
+    assert pauses == [("medium.com", CLOCK + HOLD_FOR_GOOD)]  # held for the rest of the run
+    stats = middleware.crawler.stats
+    assert stats is not None
+    assert stats.get_value(REFUSED_STAT) == 1
+    [line] = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert line.startswith("medium.com refused the crawl: a Cloudflare WAF refusal")
+    assert "Ray ID 8e21f0c4a9b7d356" in line
+    assert "refusing plain HTTP and the browser" in line
+    for helps in ("proxy", "Zyte API", "DOWNLOAD_BIND_ADDRESS"):
+        assert helps in line
+
+
+def test_a_custom_domain_refused_for_good_fails_its_pages_and_only_its(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    middleware, _ = make_waf_middleware()
+    custom = "https://oxidized.dev/x-1a2b3c4d5e6f"
+    rendered = sent(middleware, Request(custom, meta={"entity_kind": "story", "playwright": True}))
+    with pytest.raises(WafRefusal) as raised:
+        middleware.process_response(rendered, waf_response(custom))
+    assert failure_reason(Failure(raised.value)) == "waf"
+    [line] = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert line.startswith("oxidized.dev refused the crawl")
+    later = Request("https://oxidized.dev/y-2b3c4d5e6f70", meta={"entity_kind": "story"})
+    with pytest.raises(SiteRefused) as skipped:  # later requests to the host: never sent
+        middleware.process_request(later)
+    assert failure_reason(Failure(skipped.value)) == "refused_by_site"
+    stats = middleware.crawler.stats
+    assert stats is not None
+    assert stats.get_value("refused_by_site/skipped") == 1
+    medium = Request("https://medium.com/@ada", meta={"entity_kind": "author"})
+    assert middleware.process_request(medium) is None  # Medium itself still may be asked
+
+
+def test_waf_refusal_with_render_mode_never_is_for_good_at_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    middleware, switched = make_waf_middleware("never")
+    request = sent(middleware, Request(STORY, meta={"entity_kind": "story"}))
+    held = middleware.process_response(request, waf_response())
+    assert isinstance(held, Request)
+    assert switched == []
+    [line] = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert "RENDER_MODE=never: no browser to try" in line
+
+
+def test_waf_refusal_of_a_request_that_is_no_page_is_its_http_error() -> None:
+    middleware, switched = make_waf_middleware()
+    graphql = sent(middleware, Request("https://medium.com/_/graphql", method="POST"))
+    response = waf_response("https://medium.com/_/graphql")
+    assert middleware.process_response(graphql, response) is response  # a 403: the caller's
+    assert switched == ["medium.com"]  # … and the host's pages go to the browser
+    with pytest.raises(WafRefusal):  # the same body served with 200 is no data either
+        middleware.process_response(graphql, waf_response("https://medium.com/_/graphql", 200))
+
+
+def test_challenge_served_with_200_is_retried_too() -> None:
+    middleware = make_middleware()
+    request = sent(middleware, Request(STORY, meta={"entity_kind": "story"}))
+    page = HtmlResponse(STORY, status=200, body=CLOUDFLARE_PAGE.encode(), encoding="utf-8")
+    retry = middleware.process_response(request, page)
+    assert isinstance(retry, Request)
+    assert retry.meta[RENDER_REASON_META] == "challenge"
+
+
+@pytest.mark.parametrize(("page", "reason"), [(waf_page, "waf"), (challenge_page, "challenge")])
+def test_the_local_sites_refusals_are_variants_with_their_own_ray_ids(
+    page: Callable[[str], SiteResponse], reason: str
+) -> None:
+    """Our own refusal pages, served at other URLs with other Ray IDs, read as the real ones
+    (by their body: the challenge's ``cf-mitigated`` header left out)."""
+    paths = ("/tag/rust", "/@ada-kowalska/embedded-rust-on-a-budget-6f708192a3b4")
+    blocks = []
+    for path in paths:
+        served = page(path)
+        url = "https://medium.com" + path
+        blocks.append(detect_block(served.status, url, served.body))
+    assert [b.reason if b else None for b in blocks] == [reason, reason]
+    assert [b.ray if b else None for b in blocks] == [ray_id(path) for path in paths]
+    assert len({ray_id(path) for path in paths}) == 2

@@ -25,6 +25,8 @@ from topics_crawler.browser.actions import (
 from topics_crawler.browser.config import BrowserConfig
 from topics_crawler.middlewares.render_policy import RenderPolicyMiddleware
 from topics_crawler.pages import PageKind, missing_data, parse_page
+from topics_crawler.pages._blocked import Block
+from topics_crawler.signals import plain_http_refused
 from topics_crawler.spiders.topics import TopicsSpider
 
 SITE = default_site()
@@ -137,10 +139,11 @@ def test_auto_mode_sends_plain_requests_without_a_reason() -> None:
 
 def test_a_render_reason_gets_one_browser_render_then_plain_http() -> None:
     middleware = make_middleware()
-    request = page_request("author", AUTHOR.url, render_reason="challenge")
+    request = page_request("author", AUTHOR.url, render_reason="signin_wall")
     middleware.process_request(request)
     assert request.meta["playwright"] is True
     assert request.meta["render_count"] == 1
+    assert "playwright_context" not in request.meta  # the crawl's own context
     assert methods(request)[-1] == DOCUMENT_STATUS_JS
     retry = request.replace()  # the blocked-page retry copies the meta
     middleware.process_request(retry)
@@ -148,8 +151,60 @@ def test_a_render_reason_gets_one_browser_render_then_plain_http() -> None:
     assert stats(middleware) == {
         "render/requests": 1,
         "render/requests/author": 1,
-        "render/reason/challenge": 1,
+        "render/reason/signin_wall": 1,
     }
+
+
+def test_every_challenge_retry_goes_through_a_fresh_browser_context() -> None:
+    middleware = make_middleware()
+    first = page_request("author", AUTHOR.url, render_reason="challenge")
+    middleware.process_request(first)
+    second = first.replace()  # the next blocked-page retry copies the meta
+    middleware.process_request(second)
+    assert [r.meta["playwright"] for r in (first, second)] == [True, True]
+    assert [r.meta["playwright_context"] for r in (first, second)] == ["fresh-1", "fresh-2"]
+    assert stats(middleware)["render/fresh_context"] == 2
+
+
+def test_a_host_whose_waf_refused_plain_http_has_its_pages_rendered(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    middleware = make_middleware()
+    block = Block("waf", "status 403 with 'sorry, you have been blocked'", "8e21f0c4a9b7d356")
+    medium_story = "https://medium.com/@ada/x-1a2b3c4d5e6f"
+    before = page_request("story", medium_story)
+    middleware.process_request(before)
+    assert "playwright" not in before.meta
+    for _ in range(2):  # said once, however often it is sent
+        middleware.crawler.signals.send_catch_log(
+            plain_http_refused, host="medium.com", block=block
+        )
+    story = page_request("story", medium_story, render_count=1)  # even one rendered before
+    graphql = Request("https://medium.com/_/graphql", method="POST", meta={"entity_kind": "tag"})
+    custom = page_request("story", STORY_URL)  # a custom domain
+    for request in (story, graphql, custom):
+        middleware.process_request(request)
+    assert story.meta["playwright"] is True
+    assert "playwright" not in graphql.meta  # no page: never rendered
+    assert "playwright" not in custom.meta  # another host (another Cloudflare zone)
+    assert stats(middleware)["render/reason/waf"] == 1
+    assert stats(middleware)["render/switched_hosts"] == 1
+    lines = [r.getMessage() for r in caplog.records if "refused plain HTTP" in r.getMessage()]
+    assert lines == [
+        "medium.com refused plain HTTP (a Cloudflare WAF refusal (status 403 with 'sorry, you "
+        "have been blocked', Ray ID 8e21f0c4a9b7d356)): its page requests go through the "
+        "browser from now on"
+    ]
+
+
+def test_with_render_mode_never_no_host_is_switched() -> None:
+    middleware = make_middleware(RENDER_MODE="never")
+    block = Block("waf", "status 403", None)
+    middleware.crawler.signals.send_catch_log(plain_http_refused, host="medium.com", block=block)
+    request = page_request("story", STORY_URL)
+    middleware.process_request(request)
+    assert "playwright" not in request.meta
+    assert "render/switched_hosts" not in stats(middleware)
 
 
 def test_tag_page_actions_load_cards_up_to_max_stories() -> None:
@@ -315,3 +370,20 @@ class FakeRequest:
 )
 def test_heavy_resources_are_aborted(resource_type: str, aborted: bool) -> None:
     assert abort_heavy_resource(FakeRequest(resource_type)) is aborted  # type: ignore[arg-type]
+
+
+def test_with_zyte_api_a_page_to_render_is_asked_of_zyte_api_rendered() -> None:
+    middleware = make_middleware(ZYTE_API_TRANSPARENT_MODE=True)
+    tag = page_request(render_reason="who_to_follow")
+    story = page_request("story", STORY_URL, render_reason="story")
+    plain = page_request("story", STORY_URL)
+    for request in (tag, story, plain):
+        middleware.process_request(request)
+    assert tag.meta["zyte_api_automap"] == {
+        "browserHtml": True,
+        "actions": [{"action": "scrollBottom"}],
+    }
+    assert story.meta["zyte_api_automap"] == {"browserHtml": True}
+    assert "zyte_api_automap" not in plain.meta
+    assert not any("playwright" in r.meta for r in (tag, story, plain))
+    assert stats(middleware)["render/requests"] == 2

@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -22,7 +23,7 @@ from tests.site.content import (
 )
 from tests.site.server import SiteServer
 from topics_crawler.pages import Document
-from topics_crawler.pages._state import ApolloState, find_apollo_state
+from topics_crawler.pages.state import State, find_apollo_state
 from topics_crawler.urls import classify_url
 
 TAGS = ["distributed-training", "machine-learning"]
@@ -236,21 +237,31 @@ def test_pages_are_balanced_html_with_decodable_state_and_json_ld(
         assert not doc.errors, path
 
 
+def css(doc: Document, selector: str) -> list[Any]:
+    """Elements of the page matching a CSS selector (lxml's ``cssselect``)."""
+    assert doc.tree is not None
+    return list(doc.tree.cssselect(selector))
+
+
 def test_story_state_follows_markup_contract(site: SiteServer, content: SiteContent) -> None:
     for story in content.stories.values():
         text = fetch(site, content.story_path(story))[2].decode()
-        state = ApolloState(find_apollo_state(text) or {})
-        post = state.root_field("postResult")
-        assert post["id"] == story.id
-        assert post["mediumUrl"] == content.story_url(story)
-        assert state.path(post, "creator", "username") == story.author
-        assert [t["normalizedTagSlug"] for t in state.field(post, "tags")] == [
+        post = State.from_apollo(find_apollo_state(text) or {}).root.node("postResult")
+        assert post is not None
+        assert post.str("id") == story.id
+        assert post.str("mediumUrl") == content.story_url(story)
+        creator = post.node("creator")
+        assert creator is not None
+        assert creator.str("username") == story.author
+        assert [t.str("normalizedTagSlug") for t in post.nodes("tags")] == [
             t.slug for t in story.tags
         ]
-        body = [state.resolve(p) for p in state.path(post, "content", "bodyModel")["paragraphs"]]
-        assert [p["text"] for p in body if p["type"] == "P"] == story.preview_paragraphs
+        body = post.dig("content", "bodyModel")
+        assert body is not None
+        blocks = body.nodes("paragraphs")
+        assert [p.str("text") for p in blocks if p.str("type") == "P"] == story.preview_paragraphs
         shown = [b for b in story.body() if not isinstance(b, str)]
-        figures = [state.resolve(p["metadata"])["id"] for p in body if p["type"] == "IMG"]
+        figures = [p.node("metadata").str("id") for p in blocks if p.str("type") == "IMG"]
         assert figures == [figure.image_id for figure in shown]
         doc = Document(text, content.story_url(story))
         article = doc.json_ld_of("NewsArticle", "SocialMediaPosting")
@@ -258,9 +269,9 @@ def test_story_state_follows_markup_contract(site: SiteServer, content: SiteCont
         assert article.str("identifier") == story.id
         assert article.bool("isAccessibleForFree") is (not story.member_only)
         assert doc.meta["al:ios:url"] == f"medium://p/{story.id}"
-        assert bool(doc.css("article.meteredContent")) is story.member_only
-        assert len(doc.css("p.pw-post-body-paragraph")) == len(story.preview_paragraphs)
-        assert len(doc.css("figure img")) == len(shown)
+        assert bool(css(doc, "article.meteredContent")) is story.member_only
+        assert len(css(doc, "p.pw-post-body-paragraph")) == len(story.preview_paragraphs)
+        assert len(css(doc, "figure img")) == len(shown)
 
 
 def test_member_only_story_shows_only_its_preview(content: SiteContent) -> None:
@@ -282,16 +293,17 @@ def test_tag_page_follows_markup_contract(site: SiteServer, content: SiteContent
         "Latest stories",
         "Who to follow",
     ]
-    cards = doc.css("article[data-testid='post-preview']")
+    cards = css(doc, "article[data-testid='post-preview']")
     assert len(cards) == sum(len(ids) for ids in tag.sections.values())
     links = [classify_url(a.get("href"), tag.url) for a in cards[0].iter("a")]
     assert {link.kind for link in links if link} == {"story", "author", "publication"}
-    locks = doc.css("button[aria-label='Member-only story']")
+    locks = css(doc, "button[aria-label='Member-only story']")
     assert len(locks) == sum(
         content.stories[sid].member_only for ids in tag.sections.values() for sid in ids
     )
-    state = ApolloState(find_apollo_state(doc.text) or {})
-    assert state.root_field("tagFromSlug")["followerCount"] == tag.followers
+    tag_node = State.from_apollo(find_apollo_state(doc.text) or {}).root.node("tagFromSlug")
+    assert tag_node is not None
+    assert tag_node.int("followerCount") == tag.followers
     breadcrumb = doc.json_ld_of("BreadcrumbList")
     assert breadcrumb is not None
     assert breadcrumb.nodes("itemListElement")[-1].str("item") == tag.url

@@ -18,7 +18,7 @@ from tests.site.server import SiteServer
 from topics_crawler.middlewares.retry_after import parse_retry_after
 from topics_crawler.pages import parse_page
 from topics_crawler.pages._blocked import detect_block
-from topics_crawler.pages._state import StateError, find_apollo_state
+from topics_crawler.pages.state import StateError, find_apollo_state
 
 PATHS = [f"/@author{i}" for i in range(2000)]
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from topics_crawler.pages._cards import PageLinks
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._state import (
-    ApolloState,
+from topics_crawler.pages.state import (
+    State,
     StateError,
     find_apollo_state,
     find_legacy_state,
@@ -33,23 +34,31 @@ APOLLO2 = (
 def test_apollo3_references_and_field_calls() -> None:
     data = find_apollo_state(APOLLO3)
     assert data is not None
-    state = ApolloState(data)
-    post = state.root_field("postResult")
-    assert post["title"] == "</script> inside"
-    assert state.path(post, "creator", "name") == "Ann"
-    assert state.field(post, "tags") == [{"id": "ai"}]
-    assert state.path(post, "content", "isLockedPreviewOnly") is True
-    assert [args for args, _ in state.root_calls("postResult")] == [{"id": "abc"}]
-    assert [key for key, _ in state.entities("User")] == ["User:u1"]
+    state = State.from_apollo(data)
+    post = state.root.node("postResult")
+    assert post is not None
+    assert post.str("title") == "</script> inside"
+    creator = post.node("creator")
+    assert creator is not None
+    assert creator.str("name") == "Ann"
+    assert [tag.raw for tag in post.nodes("tags")] == [{"id": "ai"}]
+    content = post.node("content")
+    assert content is not None
+    assert content.bool("isLockedPreviewOnly") is True
+    assert [call.args for call in state.root.calls("postResult")] == [{"id": "abc"}]
+    assert [user.key for user in state.entities("User")] == ["User:u1"]
 
 
 def test_apollo2_references() -> None:
     data = find_apollo_state(APOLLO2)
     assert data is not None
-    state = ApolloState(data)
-    post = state.get("Post:abc")
-    assert state.path(post, "creator", "name") == "Ann"
-    assert state.path(post, "previewContent", "subtitle") == "Sub"
+    post = State.from_apollo(data).entity("Post", "abc")
+    assert post is not None
+    creator, preview = post.node("creator"), post.node("previewContent")
+    assert creator is not None
+    assert creator.str("name") == "Ann"
+    assert preview is not None
+    assert preview.str("subtitle") == "Sub"
 
 
 def test_broken_apollo_state_raises_state_error() -> None:
@@ -61,7 +70,7 @@ def test_document_records_broken_state_instead_of_raising() -> None:
     doc = Document(
         '<html><script>window.__APOLLO_STATE__ = {"a": [1, </script></html>', "https://medium.com/x"
     )
-    assert doc.apollo is None
+    assert doc.apollo_state is None
     assert any("broken Apollo state" in e for e in doc.errors)
 
 
@@ -142,7 +151,7 @@ def test_document_survives_empty_and_binary_bodies() -> None:
     assert "empty body" in empty.errors
     binary = Document(b"\xff\xfe\x00garbage\x00", "https://medium.com/x")
     assert binary.meta == {}
-    assert binary.apollo is None
+    assert binary.apollo_state is None
 
 
 def test_document_classify_uses_declared_custom_domains() -> None:
@@ -152,7 +161,8 @@ def test_document_classify_uses_declared_custom_domains() -> None:
     )
     doc = Document(html, "https://medium.com/tag/x")
     assert doc.medium_domains == frozenset({"wtfeconomy.com"})
-    link = doc.classify("https://wtfeconomy.com/wtf-whats-the-future-e52ab9515573?source=x")
+    links = PageLinks(doc.url, sorted(doc.medium_domains))  # as the tag parser classifies
+    link = links("https://wtfeconomy.com/wtf-whats-the-future-e52ab9515573?source=x")
     assert link is not None
     assert link.key == "e52ab9515573"
-    assert doc.classify("https://other.com/wtf-whats-the-future-e52ab9515573") is None
+    assert links("https://other.com/wtf-whats-the-future-e52ab9515573") is None

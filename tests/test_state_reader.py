@@ -38,6 +38,18 @@ from topics_crawler.pages.state import (
             "tagFeed",
             {"limit": 25, "mode": "NEW", "paging": {"to": 1583, "from": None}, "flags": ["a", 2]},
         ),
+        (
+            "tagFeed:popularStories(mode:TOP_WEEK,tagSlug:python,limit:5)",
+            "tagFeed",
+            {"mode": "TOP_WEEK", "tagSlug": "python", "limit": 5},
+        ),
+        (
+            'tagFeed:latest({"tagSlug":"rust","mode":"NEW"})',
+            "tagFeed",
+            {"tagSlug": "rust", "mode": "NEW"},
+        ),
+        ("tagFeed:popularStories", "tagFeed", {}),
+        ("tagFeed:popular(mode:HOT", "tagFeed:popular(mode:HOT", {}),
         ('user({"id":"abc"})', "user", {"id": "abc"}),
         ("broken({not json})", "broken", {}),
         ("broken:(a:1", "broken:(a:1", {}),

@@ -6,6 +6,7 @@ Everything secret comes from the environment, never from this file.
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 # --- Project -----------------------------------------------------------------
 BOT_NAME = "topics_crawler"
@@ -24,6 +25,7 @@ ADDONS = {
     "topics_crawler.dataset.DatasetAddon": 500,  # Feeds and dataset
     "topics_crawler.distributed.addon.DistributedAddon": 700,  # Distributed
     "topics_crawler.resume.addon.CrashSafeResume": 710,  # Distributed (JOBDIR)
+    "topics_crawler.egress.zyte.ZyteApiEgress": 800,  # Egress: Zyte API with ZYTE_API_KEY
 }
 DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "topics_crawler.safety.links.LinkSafetyMiddleware": 50,  # Reliability
@@ -40,6 +42,8 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "topics_crawler.middlewares.blocked.BlockedPageMiddleware": 580,
     "topics_crawler.middlewares.render_policy.RenderPolicyMiddleware": 585,  # Browser
     "topics_crawler.safety.secrets.MediumCookieMiddleware": 720,  # Reliability
+    # Egress: after HttpProxyMiddleware (750), a proxied target's name is checked here.
+    "topics_crawler.egress.proxies.ProxiedAddressMiddleware": 760,
 }
 EXTENSIONS: dict[str, int | None] = {
     "topics_crawler.safety.secrets.LogRedaction": 0,  # Reliability
@@ -224,7 +228,7 @@ AUTHOR_ARCHIVE_MAX_PAGES = 200  # archive requests per author at most, never loo
 # tag pages whose JS sections are missing over plain HTTP, pages that lack their data, and
 # challenge / sign-in retries (topics_crawler/middlewares/render_policy.py); always | never.
 # Debian's chromium (scripts/system-deps.sh); `playwright install` is not needed.
-RENDER_MODE = "auto"
+RENDER_MODE: Literal["auto", "always", "never"] = "auto"
 RENDER_SCROLL_IDLE_TRIES = 3  # tag pages: stop after this many rounds without new cards
 RENDER_SCROLL_PAUSE = 0.6  # seconds one round waits for new cards
 RENDER_TIME_BUDGET = 20.0  # seconds for loading more cards on one page
@@ -248,9 +252,10 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--disable-dev-shm-usage",
     ],
 }
-# One context, two pages at a time (2 cores): memory stays bounded; every page is closed
-# by the handler after its response (no playwright_include_page anywhere).
-PLAYWRIGHT_MAX_CONTEXTS = 1
+# The crawl's one context with two pages at a time (2 cores), and one fresh context at a
+# time for a managed challenge's retry, closed with its page: memory stays bounded; every
+# page is closed by the handler after its response (no playwright_include_page anywhere).
+PLAYWRIGHT_MAX_CONTEXTS = 2
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 2
 PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms
 PLAYWRIGHT_ABORT_REQUEST = "topics_crawler.browser.actions.abort_heavy_resource"

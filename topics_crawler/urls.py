@@ -195,6 +195,26 @@ def _post_id_from_segments(segments: list[str]) -> str | None:
     return None
 
 
+def cross_post_url(
+    candidate: object, story_id: str | None, custom_domains: Iterable[str] = ()
+) -> str | None:
+    """``candidate`` (trimmed) when it names a story's original off Medium — a cross-post's
+    canonical URL on Substack, habr.com, dev.to —; None when it is not an http(s) URL, or is
+    the story on Medium: a Medium host, one of ``custom_domains``, or a URL ending in the
+    story's own post id (a publication's custom domain the page did not declare)."""
+    if not isinstance(candidate, str) or not candidate.strip():
+        return None
+    url = candidate.strip()
+    parts = split_url(url)
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    if is_medium_host(parts.hostname, custom_domains) or is_medium_domain(parts.hostname):
+        return None
+    if story_id and post_id_from_url(url) == story_id:
+        return None
+    return url
+
+
 def classify_url(
     url: str, base: str | None = None, custom_domains: Iterable[str] = ()
 ) -> MediumLink | None:
@@ -254,6 +274,11 @@ def classify_url(
 def tag_url(slug: str) -> str:
     """Canonical tag page URL for a tag slug."""
     return f"{MEDIUM_ROOT}/tag/{quote(slug.strip().lower())}"
+
+
+def post_url(post_id: str) -> str:
+    """Medium's own short address of a story (``/p/<id>``; it redirects to the story)."""
+    return f"{MEDIUM_ROOT}/p/{post_id}"
 
 
 def author_url(username: str) -> str:

@@ -6,6 +6,7 @@ python -m tests.site [--port N] [--archive N] [--latency MS] [--access-log FILE]
                      [--scale-tags N]  (see tests/site/scale.py)
                      [--tag-generations]  (see tests/site/generations.py)
                      [--rate-limit N [--rate-burst B]]  (see tests/site/rate_limit.py)
+                     [--waf] [--challenge]  (Cloudflare's refusals, see tests/site/refusals.py)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tests.site.content import default_site
 from tests.site.faults import FaultPlan
 from tests.site.generations import generations_site
 from tests.site.rate_limit import TokenBucket
+from tests.site.refusals import Refusals
 from tests.site.scale import with_scale_tags
 from tests.site.server import SiteServer
 
@@ -53,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="token bucket: 429 + Retry-After past N requests/s")  # fmt: skip
     parser.add_argument("--rate-burst", type=float, default=None, metavar="B",
                         help="tokens the bucket holds (default: N)")  # fmt: skip
+    parser.add_argument("--waf", action="store_true",
+                        help="refuse plain HTTP with Cloudflare's WAF page; serve browsers "
+                             "(tests/site/refusals.py)")  # fmt: skip
+    parser.add_argument("--challenge", action="store_true",
+                        help="put every page behind a managed challenge a browser clears "
+                             "(tests/site/refusals.py)")  # fmt: skip
     return parser
 
 
@@ -87,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         faults=args.faults,
         js_sections=args.js_sections,
         rate_limit=TokenBucket(args.rate_limit, args.rate_burst) if args.rate_limit > 0 else None,
+        refusals=Refusals(waf=args.waf, challenge=args.challenge)
+        if args.waf or args.challenge
+        else None,
     )
     try:
         server.start()

@@ -37,6 +37,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
 from urllib.parse import quote, urlsplit
 
+from tests.site.refusals import challenge_page
 from tests.site.routes import HTML, Response, not_found
 
 KINDS = (
@@ -217,7 +218,7 @@ class FaultInjector:
         if kind == "429-date":
             return rate_limited(formatdate(time.time() + self.plan.retry_after, usegmt=True))
         if kind == "challenge":
-            return challenge_page(403 if len(path) % 2 else 503)
+            return challenge_page(path, 403 if len(path) % 2 else 503)
         if kind == "signin":
             return signin_redirect(path)
         if kind == "broken-state":
@@ -243,18 +244,6 @@ def rate_limited(retry_after: str) -> Response:
     response = error_page(429)
     response.headers["Retry-After"] = retry_after
     return response
-
-
-def challenge_page(status: int) -> Response:
-    """A Cloudflare-like interstitial with the markers ``pages/_blocked.py`` looks for."""
-    body = (
-        '<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title></head>'
-        "<body><noscript>Enable JavaScript and cookies to continue</noscript>"
-        "<script>window._cf_chl_opt={cvId: '3', cType: 'managed'};</script>"
-        '<script src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script>'
-        "</body></html>"
-    )
-    return Response(status, body.encode(), {"Content-Type": HTML})
 
 
 def signin_redirect(path: str) -> Response:

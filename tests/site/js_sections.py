@@ -15,9 +15,9 @@ first). A plain fetch sees none of that.
 
 Also: the pages of ``shell_stories`` are script shells that fetch their real
 HTML (``/_/api/story-page/<id>``) and write it into the document, and
-``challenge_paths`` answer a Cloudflare-like "Just a moment…" page (403,
-``cf-mitigated: challenge``) whose script sets a ``cf_clearance`` cookie and
-reloads, until a request carries that cookie.
+``challenge_paths`` answer Cloudflare's managed challenge (403, ``cf-mitigated:
+challenge``, :func:`tests.site.refusals.challenge_page`) whose script sets a
+``cf_clearance`` cookie and reloads, until a request carries that cookie.
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from tests.site.cards import card
 from tests.site.markup import esc
 from tests.site.model import SiteContent, SiteTag
+from tests.site.refusals import CLEARANCE_COOKIE, challenge_page
 from tests.site.render import story_page
-from tests.site.routes import HTML, Response, html
+from tests.site.routes import Response, html
 from tests.site.tag_page import _section, _who_to_follow, tag_page
 
 API = "/_/api/tag-sections/"
 STORY_API = "/_/api/story-page/"
 RECOMMENDED = "Recommended stories"
 LATEST = "Latest stories"
-CLEARANCE_COOKIE = "cf_clearance"
 _HOST = "medium.com"
 
 
@@ -63,7 +63,7 @@ def resolve_js(
     parts = urlsplit(raw_path)
     path = unquote(parts.path) or "/"
     if path in options.challenge_paths and f"{CLEARANCE_COOKIE}=" not in cookie:
-        return challenge_page()
+        return challenge_page(path)
     if path.startswith(API):
         slug, _, rest = path[len(API) :].partition("/")
         tag = content.tags.get(slug)
@@ -179,7 +179,7 @@ _TAG_SCRIPT = """(() => {
 })();"""
 
 
-# --- script shells and challenges ----------------------------------------------------
+# --- script shells ----------------------------------------------------
 
 
 def story_shell(story_id: str) -> str:
@@ -191,18 +191,6 @@ def story_shell(story_id: str) -> str:
         "{ document.open(); document.write(data.html); document.close(); });"
         "</script></body></html>"
     )
-
-
-def challenge_page() -> Response:
-    """A Cloudflare-like JS challenge that clears itself: cookie, then reload."""
-    body = (
-        "<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>"
-        '<div id="challenge-body">Checking your browser before accessing medium.com.</div>'
-        f'<script>document.cookie = "{CLEARANCE_COOKIE}=local-site; path=/";'
-        "setTimeout(() => window.location.reload(), 200);</script></body></html>"
-    )
-    headers = {"Content-Type": HTML, "cf-mitigated": "challenge", "Cache-Control": "no-store"}
-    return Response(403, body.encode("utf-8"), headers)
 
 
 def _story_path(content: SiteContent, story_id: str) -> str | None:

@@ -252,6 +252,9 @@ class SiteContent:
     """Story id → its top-level responses (each with its replies); see ``tests.site.threads``."""
     responses_fault: str | None = None
     """Misbehaviour of the responses answer, one of ``tests.site.threads.FAULTS``."""
+    left_medium: frozenset[str] = frozenset()
+    """Custom domains that left Medium: they serve a WordPress site, nothing of Medium's
+    (as towardsdatascience.com does since 2025; ``tests.site.routes.moved_page``)."""
     member_sids: set[str] = field(default_factory=set)
     """``sid`` cookie values of paying members' sessions: their story pages are whole."""
 

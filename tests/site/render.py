@@ -280,13 +280,14 @@ def author_page(content: SiteContent, author: SiteAuthor) -> str:
 
 
 def publication_page(content: SiteContent, publication: SitePublication) -> str:
-    """A publication home listing its stories, newest first."""
+    """A publication home listing its stories, newest first. As in 2026, its state holds
+    the stories only as ``Post`` nodes of ``{__typename, id}``: the cards carry the rest."""
     state = StateBuilder(content)
     key = root_call("collectionByDomainOrSlug", domainOrSlug=publication.domain or publication.slug)
     state.query(key, ref(state.collection(publication)))
     stories = content.stories_in(publication.slug)
-    for story in stories[:3]:
-        state.post(story)
+    for story in stories:
+        state.entities[f"Post:{story.id}"] = {"__typename": "Post", "id": story.id}
     host = host_of(publication.url)
     body = (
         f'<main><div class="ab"><h1>{esc(publication.name)}</h1>'

@@ -72,6 +72,19 @@ def resolve_post(content: SiteContent, raw_path: str, body: bytes) -> Response:
     return Response(status, payload, headers)
 
 
+def moved_page(host: str, path: str) -> str:
+    """What a custom domain that left Medium answers now: a WordPress page of its own."""
+    title = path.strip("/").rsplit("-", 1)[0].replace("-", " ").capitalize() or host
+    return (
+        '<!DOCTYPE html><html lang="en-US"><head><meta charset="UTF-8">'
+        f"<title>{title} | {host}</title>"
+        '<meta name="generator" content="WordPress 6.8.1">'
+        f'<meta property="og:site_name" content="{host}"><meta property="og:type" '
+        f'content="article"></head><body class="wp-singular"><article><h1>{title}</h1>'
+        "<p>This site moved to its own platform.</p></article></body></html>"
+    )
+
+
 def _on_medium(content: SiteContent, path: str, member: bool = False) -> Response:
     segments = [s for s in path.split("/") if s]
     if path == "/robots.txt":
@@ -116,6 +129,8 @@ def _on_host(
     if host in IMAGE_HOSTS:
         status, body, content_type = image_answer(rest)
         return Response(status, body, {"Content-Type": content_type})
+    if host in content.left_medium and rest != "/robots.txt":
+        return html(moved_page(host, rest))
     publication = next((p for p in content.publications.values() if p.domain == host), None)
     if publication is None:
         return not_found(path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -24,6 +25,7 @@ from tests.site.faults import FaultInjector, FaultPlan, rate_limited
 from tests.site.js_sections import JsSections, resolve_js
 from tests.site.model import SiteContent
 from tests.site.rate_limit import TokenBucket
+from tests.site.refusals import Refusals
 from tests.site.routes import Response, resolve, resolve_post
 
 LogEntry = tuple[str, str, int]
@@ -52,7 +54,11 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(min(max(length, 0), _MAX_POST_BYTES))
         if site.latency:
             time.sleep(site.latency)
-        response = site.limited() or resolve_post(site.content, self.path, body)
+        response = (
+            site.refused(self.command, self.path, self.headers)
+            or site.limited()
+            or resolve_post(site.content, self.path, body)
+        )
         site.record(self.command, self.path, response.status)
         self._send(response, send_body=True)
 
@@ -60,7 +66,7 @@ class _Handler(BaseHTTPRequestHandler):
         site = self.server.site
         if site.latency:
             time.sleep(site.latency)
-        limited = site.limited()
+        limited = site.refused(self.command, self.path, self.headers) or site.limited()
         if limited is not None:
             site.record(self.command, self.path, limited.status)
             self._send(limited, send_body)
@@ -112,8 +118,11 @@ class SiteServer:
         faults: FaultPlan | None = None,
         js_sections: bool | JsSections = False,
         rate_limit: TokenBucket | None = None,
+        refusals: Refusals | None = None,
     ) -> None:
         self.content = content
+        #: Cloudflare's refusals in front of the site (tests/site/refusals.py); None: none.
+        self.refusals = refusals
         #: What scripts add to pages (tests/site/js_sections.py); None: plain pages only.
         self.js_sections = JsSections() if js_sections is True else (js_sections or None)
         #: Injected faults (tests/site/faults.py): None serves every page as it is.
@@ -135,6 +144,10 @@ class SiteServer:
             return None
         retry_after = self.rate_limit.take()
         return rate_limited(str(retry_after)) if retry_after is not None else None
+
+    def refused(self, method: str, path: str, headers: Message) -> Response | None:
+        """Cloudflare's refusal of this request when :attr:`refusals` says so, else None."""
+        return self.refusals.response(method, path, headers) if self.refusals else None
 
     def js_response(self, path: str, cookie: str) -> Response | None:
         """The JavaScript version of ``path`` when :attr:`js_sections` is on and has one."""

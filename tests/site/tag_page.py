@@ -151,7 +151,7 @@ def _who_to_follow(content: SiteContent, tag: SiteTag) -> str:
             publication = content.publications[key]
             url, name, about = publication.url, publication.name, publication.description
         entries.append(
-            f'<div class="ae"><a href="{esc(href(url, _HOST))}">{esc(name)}</a>'
+            f'<div class="ae"><a href="{esc(href(url, _HOST))}"><h2>{esc(name)}</h2></a>'
             f"<p>{esc(about)}</p><button>Follow</button></div>"
         )
     return f"<section><h2>Who to follow</h2>{''.join(entries)}</section>"

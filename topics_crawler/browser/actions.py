@@ -30,9 +30,10 @@ ABORTED_RESOURCE_TYPES = frozenset({"image", "font", "media"})
 #: necessarily visible (lazy cards are laid out off screen).
 CARD_SELECTOR = 'article[data-testid="post-preview"]'
 
-#: True once the document is no longer a bot-challenge interstitial (same titles as
-#: ``topics_crawler.pages._blocked.CHALLENGE_MARKERS``).
-CHALLENGE_CLEARED_JS = "() => !/^(just a moment|attention required)/i.test(document.title.trim())"
+#: True once the document is no longer Cloudflare's managed challenge (its title, as in
+#: ``topics_crawler.pages._blocked.CHALLENGE_TITLES``). A WAF refusal ("Attention
+#: Required!") never clears by itself: nothing is waited for there.
+CHALLENGE_CLEARED_JS = "() => !/^just a moment/i.test(document.title.trim())"
 
 #: HTTP status of the document now shown (Navigation Timing ``responseStatus``), or null.
 DOCUMENT_STATUS_JS = """() => {

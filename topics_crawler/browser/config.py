@@ -12,6 +12,8 @@ from typing import Literal
 
 from scrapy.settings import BaseSettings
 
+from topics_crawler import settings as defaults
+
 RenderMode = Literal["auto", "always", "never"]
 RENDER_MODES: tuple[RenderMode, ...] = ("auto", "always", "never")
 
@@ -20,29 +22,37 @@ RENDER_MODES: tuple[RenderMode, ...] = ("auto", "always", "never")
 class BrowserConfig:
     """When requests go through Chromium and how long a render may take."""
 
-    mode: RenderMode = "auto"
+    mode: RenderMode = defaults.RENDER_MODE
     """``auto``: the browser only where a page needs it; ``always``; ``never``."""
-    scroll_idle_tries: int = 3
+    scroll_idle_tries: int = defaults.RENDER_SCROLL_IDLE_TRIES
     """Tag pages: stop loading more cards after this many rounds that added none."""
-    scroll_pause_ms: int = 600
+    scroll_pause_ms: int = round(defaults.RENDER_SCROLL_PAUSE * 1000)
     """Tag pages: how long one round waits for new cards after a scroll or click."""
-    time_budget_ms: int = 20_000
+    time_budget_ms: int = round(defaults.RENDER_TIME_BUDGET * 1000)
     """Tag pages: the whole load-more loop ends after this long."""
-    settle_ms: int = 5_000
+    settle_ms: int = round(defaults.RENDER_SETTLE_TIMEOUT * 1000)
     """Longest wait for a page to go quiet (no network for 500 ms) or leave a challenge."""
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> BrowserConfig:
         """Read and check the ``RENDER_*`` settings; ``ValueError`` names a bad one."""
-        mode = str(settings.get("RENDER_MODE") or "auto").strip().lower()
+        mode = str(settings.get("RENDER_MODE") or defaults.RENDER_MODE).strip().lower()
         if mode not in RENDER_MODES:
             raise ValueError(f"RENDER_MODE must be one of {', '.join(RENDER_MODES)}, got {mode!r}")
         config = cls(
             mode=mode,
-            scroll_idle_tries=settings.getint("RENDER_SCROLL_IDLE_TRIES", cls.scroll_idle_tries),
-            scroll_pause_ms=round(settings.getfloat("RENDER_SCROLL_PAUSE", 0.6) * 1000),
-            time_budget_ms=round(settings.getfloat("RENDER_TIME_BUDGET", 20.0) * 1000),
-            settle_ms=round(settings.getfloat("RENDER_SETTLE_TIMEOUT", 5.0) * 1000),
+            scroll_idle_tries=settings.getint(
+                "RENDER_SCROLL_IDLE_TRIES", defaults.RENDER_SCROLL_IDLE_TRIES
+            ),
+            scroll_pause_ms=round(
+                settings.getfloat("RENDER_SCROLL_PAUSE", defaults.RENDER_SCROLL_PAUSE) * 1000
+            ),
+            time_budget_ms=round(
+                settings.getfloat("RENDER_TIME_BUDGET", defaults.RENDER_TIME_BUDGET) * 1000
+            ),
+            settle_ms=round(
+                settings.getfloat("RENDER_SETTLE_TIMEOUT", defaults.RENDER_SETTLE_TIMEOUT) * 1000
+            ),
         )
         for name, value in (
             ("RENDER_SCROLL_IDLE_TRIES", config.scroll_idle_tries),

@@ -11,9 +11,16 @@ Every request Chromium makes passes ``PLAYWRIGHT_ABORT_REQUEST``, then
 :class:`~topics_crawler.browser.address_guard.BrowserAddressGuard` (no private
 addresses, no odd ports).
 
-The one name it needs that is not public API is the handler's engine-start receiver,
+A request rendered in a **fresh context** (``meta["playwright_context"]`` starting with
+``fresh-``: a managed challenge's retry, see :mod:`topics_crawler.middlewares.render_policy`)
+has that context closed as soon as its page is done, on error paths too: it holds one of
+``PLAYWRIGHT_MAX_CONTEXTS`` (the crawl's own context, and one fresh at a time) and nothing
+of it is used again.
+
+The names it needs that are not public API are the handler's engine-start receiver,
 ``_maybe_launch_in_thread`` (scrapy-playwright 0.0.48 with Scrapy >= 2.14): it is
-disconnected from ``engine_started`` and awaited on the first browser request instead.
+disconnected from ``engine_started`` and awaited on the first browser request instead;
+and ``context_wrappers`` (its contexts by name), to close a fresh one.
 tests/test_packaging.py fails when another scrapy-playwright release is installed.
 """
 
@@ -28,6 +35,7 @@ from scrapy.utils.misc import load_object
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from topics_crawler.browser.address_guard import BrowserAddressGuard
+from topics_crawler.middlewares.render_policy import CONTEXT_META, FRESH_CONTEXT_PREFIX
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -46,9 +54,21 @@ class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
         self.abort_request = BrowserAddressGuard.from_crawler(crawler, inner)
 
     async def download_request(self, request: Request) -> Response:
-        if request.meta.get("playwright"):
-            async with self.playwright_start_lock:
-                if not self.playwright_started:
-                    await self._maybe_launch_in_thread()
-                    self.playwright_started = True
-        return await super().download_request(request)
+        if not request.meta.get("playwright"):
+            return await super().download_request(request)
+        async with self.playwright_start_lock:
+            if not self.playwright_started:
+                await self._maybe_launch_in_thread()
+                self.playwright_started = True
+        try:
+            return await super().download_request(request)
+        finally:
+            name = request.meta.get(CONTEXT_META)
+            if isinstance(name, str) and name.startswith(FRESH_CONTEXT_PREFIX):
+                await self.close_context(name)
+
+    async def close_context(self, name: str) -> None:
+        """Close the browser context ``name`` (its close callback frees its slot)."""
+        wrapper = self.context_wrappers.get(name)
+        if wrapper is not None:
+            await wrapper.context.close()

@@ -1,7 +1,10 @@
 """Print the items of one saved page as JSON lines (kind detected from URL and content).
 
 A page whose items say no more than its URL does (random bytes, another site's
-page) is reported on stderr with exit status 1: nothing Medium-specific was read.
+page) is reported on stderr with exit status 1: nothing Medium-specific was read; so is a
+page of a host that left Medium, by its host. A saved refusal — Cloudflare's managed
+challenge or WAF page, a sign-in wall — is named on stderr with exit status 3, never read
+as a page.
 """
 
 from __future__ import annotations
@@ -11,9 +14,11 @@ import json
 import sys
 from pathlib import Path
 
-from topics_crawler.cli._errors import CliError, NoDataError
+from topics_crawler.cli._errors import CliError, NoDataError, RefusedPageError
 from topics_crawler.items import item_to_dict
 from topics_crawler.pages import PARSERS, PageResult, parse_page
+from topics_crawler.pages._blocked import detect_block
+from topics_crawler.pages._off_medium import left_medium_reason
 from topics_crawler.urls import canonical_url
 
 
@@ -33,7 +38,14 @@ def run(args: argparse.Namespace) -> int:
         body = args.page_file.read_bytes()
     except OSError as exc:
         raise CliError(f"cannot read {args.page_file}: {exc.strerror or exc}") from exc
+    block = detect_block(None, args.url, body)
+    if block is not None:
+        raise RefusedPageError(
+            f"{args.page_file}: not a Medium page but {block.describe()}; {block.hint}"
+        )
     result = parse_page(body, args.url, kind=args.kind)
+    if result.off_medium is not None:
+        raise NoDataError(f"{args.page_file}: {left_medium_reason(result.off_medium)}")
     if result.kind == "unknown":
         raise CliError(f"{args.page_file}: unknown page kind (give --kind)")
     if not result.items or only_the_url(result):

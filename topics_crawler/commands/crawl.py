@@ -21,7 +21,8 @@ A crawl where a write failed (stat ``write_failed``, see
 :func:`topics_crawler.errors.record_write_failure`), whose health checks failed (stat
 ``health/failed``, set by :class:`topics_crawler.extensions.health.CrawlHealth`), or that
 closed for a reason other than ``finished`` or a ``closespider_*`` limit (``redis_lost``,
-``shutdown``…), exits with status 1.
+``shutdown``…), exits with status 1. A crawl the site refused for good (a Cloudflare WAF
+refusal of plain HTTP and of the browser: stat ``refused_by_site``) exits with status 3.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
 from topics_crawler.commands.settings_check import settings_error
-from topics_crawler.errors import WRITE_FAILED_STAT, CrawlNotStarted, ExitCode
+from topics_crawler.errors import REFUSED_STAT, WRITE_FAILED_STAT, CrawlNotStarted, ExitCode
 from topics_crawler.extensions.health import HEALTH_FAILED_STAT
 from topics_crawler.output.exporters import ParquetItemExporter
 
@@ -109,6 +110,13 @@ def crawl_failed(crawler: Crawler) -> bool:
     return reason != "finished" and not reason.startswith("closespider_")
 
 
+def crawl_refused(crawler: Crawler) -> bool:
+    """True when the site refused the crawl for good (stat ``refused_by_site``, set by
+    :mod:`topics_crawler.middlewares.refused`): nothing the crawler may do helps."""
+    stats = crawler.stats
+    return bool(stats is not None and stats.get_value(REFUSED_STAT))
+
+
 def spider_argument_error(
     name: str, spider_args: dict[str, Any], settings: BaseSettings
 ) -> str | None:
@@ -168,5 +176,7 @@ class Command(ScrapyCrawlCommand):
         crawler = self.crawler_process.create_crawler(args[0])
         self.crawler_process.crawl(crawler, **opts.spargs)
         self.crawler_process.start()
-        if self.crawler_process.bootstrap_failed or crawl_failed(crawler):
+        if crawl_refused(crawler):
+            self.exitcode = ExitCode.REFUSED
+        elif self.crawler_process.bootstrap_failed or crawl_failed(crawler):
             self.exitcode = CRAWL_FAILURE_EXIT

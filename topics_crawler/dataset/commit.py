@@ -5,8 +5,8 @@ version to the next, or not at all.
 1. **Write** beside the dataset, per table, into ``.<table>.next/`` (:class:`Commit`):
 
    * the parts holding a stored row of an entity the crawl staged are found by their
-     identity columns alone (:mod:`.identity`); each such row is merged with the staged one by the one
-     rule (:func:`~topics_crawler.items.merge.merge_records`, in
+     identity columns alone (:mod:`.identity`); each such row is merged with the staged one
+     by the one rule (:func:`~topics_crawler.items.merge.merge_records`, in
      :meth:`~topics_crawler.dataset.stage.Stage.absorb`); a merge that changes nothing
      leaves the stored row where it is;
    * the new and changed rows go into new parts (:mod:`.parts`, built without pandas:
@@ -25,9 +25,10 @@ version to the next, or not at all.
    files are removed before the next crawl looks at the directory); from this point on
    the commit is done.
 3. **Apply** (:func:`~topics_crawler.dataset.apply.apply_commit`, also run before the next
-   crawl's checks when a crash interrupted it): move the new parts into their tables, delete the replaced ones,
-   append the twins (each cut back first to its length before the commit, so an
-   interrupted append is redone, never doubled), rename manifest and card, copy the
+   crawl's checks when a crash interrupted it): move the new parts into their tables,
+   delete the replaced ones, append the twins (each cut back first to its length before
+   the commit, so an interrupted append is redone, never doubled), rename manifest and
+   card, copy the
    stage's confirmed dedupe hashes into ``.state/dedupe.sqlite``, remove the stage and
    ``.commit.json``. Each step can be repeated, so an interrupted apply is finished by
    running it again.

@@ -32,6 +32,7 @@ from scrapy.extensions.feedexport import FeedExporter, FileFeedStorage
 from scrapy.http import Response
 from scrapy.utils.asyncio import create_looping_call
 
+from topics_crawler import settings as defaults
 from topics_crawler.distributed.connection import REDIS_DOWN_ERRORS, RedisKeys, redis_client
 from topics_crawler.distributed.leases import LEASE_META
 from topics_crawler.distributed.local_state import record_feed_sizes, state_dir
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_INTERVAL = 1.0
 
 
 class LeaseCheckpoint:
@@ -74,7 +73,9 @@ class LeaseCheckpoint:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
-        interval = settings.getfloat("DISTRIBUTED_CHECKPOINT_INTERVAL", DEFAULT_INTERVAL)
+        interval = settings.getfloat(
+            "DISTRIBUTED_CHECKPOINT_INTERVAL", defaults.DISTRIBUTED_CHECKPOINT_INTERVAL
+        )
         return cls(crawler, redis_client(settings), interval)
 
     # --- counting ------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 from scrapy.settings import BaseSettings
 
+from topics_crawler import settings as defaults
+
 #: Errors meaning "Redis is not there" (connection refused or lost, timeouts).
 REDIS_DOWN_ERRORS: tuple[type[redis.exceptions.RedisError], ...] = (
     redis.exceptions.ConnectionError,
@@ -101,7 +103,7 @@ def redis_client(settings: BaseSettings) -> redis.Redis:
     url = settings.get("REDIS_URL")
     if not url:
         raise RedisUnavailableError("REDIS_URL is not set")
-    timeout = settings.getfloat("REDIS_SOCKET_TIMEOUT", 10.0)
+    timeout = settings.getfloat("REDIS_SOCKET_TIMEOUT", defaults.REDIS_SOCKET_TIMEOUT)
     return redis.Redis.from_url(
         url,
         socket_timeout=timeout,

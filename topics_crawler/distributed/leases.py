@@ -123,11 +123,6 @@ class LeasedPriorityQueue(Base):
         request.meta[LEASE_META] = lease.decode() if isinstance(lease, bytes) else str(lease)
         return request
 
-    def ack(self, leases: list[str]) -> None:
-        """End ``leases`` (their pages are done and on disk)."""
-        if leases:
-            self.server.hdel(self.processing, *leases)
-
 
 def reclaim_dead_workers(server: redis.Redis, keys: RedisKeys) -> int:
     """Give back the requests and item keys of every worker whose heartbeat expired;

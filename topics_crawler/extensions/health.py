@@ -34,7 +34,7 @@ from itemadapter import ItemAdapter
 from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
-from topics_crawler.errors import WRITE_FAILED_REASON
+from topics_crawler.errors import REFUSED_STAT, WRITE_FAILED_REASON
 from topics_crawler.pages.coverage import CORE_FIELDS, FOUND_STAT, PAGES_STAT
 
 if TYPE_CHECKING:
@@ -217,6 +217,9 @@ class CrawlHealth:
             return
         if reason == WRITE_FAILED_REASON:  # already failed, with its one line
             logger.info("Health checks skipped: the crawl stopped on a failed write")
+            return
+        if self.stats.get_value(REFUSED_STAT):  # refused by the site, with its one line
+            logger.info("Health checks skipped: the site refused the crawl")
             return
         results = evaluate(self.config, self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]

@@ -3,7 +3,9 @@
 * :mod:`.classes`: the item classes (:class:`Story`, :class:`Author`, ...) and record helpers.
 * :mod:`.fields`: field specs, each kind's meaning declared on the field.
 * :mod:`.values`: value parsers (counts, dates, text, slugs).
-* :mod:`.merge`, :mod:`.layers`: how records of one entity combine.
+* :mod:`.layers`: how the sources of one page combine (first non-empty value wins).
+* :mod:`.merge`: identity, and how records of one entity combine (the richer value wins).
+* :mod:`.normalisers`, :mod:`.checks`: each field kind's normaliser and check.
 
 ``from topics_crawler.items import Story`` is the public way in.
 """
@@ -14,18 +16,17 @@ from topics_crawler.items.classes import (
     ITEM_TYPES,
     Author,
     Item,
-    ItemType,
     Publication,
     Story,
     StoryResponse,
     TagEdge,
     TagPage,
     entity_keys,
-    fill_missing,
     item_from_dict,
     item_to_dict,
     record_of,
 )
+from topics_crawler.items.layers import fill_missing
 
 __all__ = [
     "IDENTITY_FIELDS",
@@ -33,7 +34,6 @@ __all__ = [
     "ITEM_TYPES",
     "Author",
     "Item",
-    "ItemType",
     "Publication",
     "Story",
     "StoryResponse",

@@ -21,13 +21,12 @@ Shared formats:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from dataclasses import dataclass, fields
+from typing import Any
 
 from itemadapter import ItemAdapter
 
 from topics_crawler.items.fields import Kind, identity_fields, spec
-from topics_crawler.items.layers import DATA_SOURCE, is_empty, join_sources, pick_paired
 
 #: Every item type's ``data_source`` (:func:`topics_crawler.items.layers.pick_named`).
 DATA_SOURCE_DOC = (
@@ -36,8 +35,6 @@ DATA_SOURCE_DOC = (
     " (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
     " (``state+jsonld``, ``state+card``)."
 )
-
-ItemType = Literal["story", "author", "publication", "tag_page", "response", "tag_edge"]
 
 
 @dataclass(kw_only=True)
@@ -60,6 +57,12 @@ class Story:
         Kind.URL,
         "Canonical URL of the story, on its canonical host (custom domains kept).",
         required=True,
+    )
+    canonical_url: str | None = spec(
+        Kind.LINK,
+        "Where the story says its original lives when that is off Medium (a cross-post's "
+        "``rel=canonical``: Substack, habr.com, dev.to…), as given; None when the Medium URL "
+        "is canonical. ``url`` (on Medium) stays the story's address.",
     )
     title: str | None = spec(Kind.TEXT, "Title, trimmed, NFC.", required=True)
     subtitle: str | None = spec(
@@ -550,24 +553,3 @@ def item_from_dict(data: dict[str, Any]) -> Item:
     if unknown:
         raise ValueError(f"{item_type}: unknown fields {', '.join(unknown)}")
     return cls(**payload)
-
-
-def fill_missing(item: Item, other: Item) -> Item:
-    """Copy of ``item`` with its empty fields filled from ``other`` (same type).
-
-    The layer picker of one page (:func:`topics_crawler.items.layers.pick_paired`): inside a
-    parser, what one part of the page gave fills the gaps of another; the page's values
-    win. Records of one entity from different pages or runs are merged by
-    :func:`topics_crawler.items.merge.merge_items` instead. A ``*_raw`` field travels
-    with its value: it is taken from ``other`` only together with that value; ``data_source``
-    names both when ``other`` filled a gap.
-    """
-    if type(item) is not type(other):
-        raise TypeError(f"cannot merge {other.item_type} into {item.item_type}")
-    names = [f.name for f in fields(item) if f.init]
-    own = {name: getattr(item, name) for name in names}
-    theirs = {name: getattr(other, name) for name in names}
-    merged = pick_paired(own, theirs)
-    if any(is_empty(own[name]) and not is_empty(theirs[name]) for name in names):
-        merged[DATA_SOURCE] = join_sources(own.get(DATA_SOURCE), theirs.get(DATA_SOURCE))
-    return replace(item, **merged)

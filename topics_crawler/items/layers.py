@@ -1,16 +1,23 @@
-"""Combining field values from several sources, best source first, and naming them.
+"""Combining field values from several sources of one page, best source first, and naming them.
 
 A *layer* is a plain mapping of item field → value (a page's embedded state,
 JSON-LD, meta tags, DOM hooks; or the item a listing card gave). Every parser
-and merge in the project combines layers with these two rules. A parser that names its
-layers (:func:`pick_named`) also gets the row's ``data_source``: the layers that gave it
+combines layers with these rules: the first non-empty value wins (:func:`pick`), a
+``*_raw`` companion travels with its value (:func:`pick_paired`), on items
+:func:`fill_missing`. Records of one entity from different pages or runs are merged
+by the richer-value rule of :mod:`topics_crawler.items.merge` instead. A parser that names
+its layers (:func:`pick_named`) also gets the row's ``data_source``: the layers that gave it
 at least one value, in :data:`SOURCES` order, joined by ``+`` (``state+jsonld``, ``card``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from topics_crawler.items.classes import Item
 
 RAW_SUFFIX = "_raw"
 DATA_SOURCE = "data_source"
@@ -78,3 +85,22 @@ def pick_named(*layers: tuple[str, Mapping[str, Any]]) -> dict[str, Any]:
         used.add(next(name for name, layer in layers if not is_empty(layer.get(key))))
     merged[DATA_SOURCE] = join_sources(*used)
     return merged
+
+
+def fill_missing(item: Item, other: Item) -> Item:
+    """Copy of ``item`` with its empty fields filled from ``other`` (same type).
+
+    :func:`pick_paired` on two items: inside a parser, what one part of the page gave
+    fills the gaps of another; the page's values win. A ``*_raw`` field travels with its
+    value: it is taken from ``other`` only together with that value; ``data_source`` names
+    both when ``other`` filled a gap.
+    """
+    if type(item) is not type(other):
+        raise TypeError(f"cannot merge {other.item_type} into {item.item_type}")
+    names = [f.name for f in fields(item) if f.init]
+    own = {name: getattr(item, name) for name in names}
+    theirs = {name: getattr(other, name) for name in names}
+    merged = pick_paired(own, theirs)
+    if any(is_empty(own[name]) and not is_empty(theirs[name]) for name in names):
+        merged[DATA_SOURCE] = join_sources(own.get(DATA_SOURCE), theirs.get(DATA_SOURCE))
+    return replace(item, **merged)

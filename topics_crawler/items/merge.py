@@ -1,4 +1,17 @@
-"""One identity and one merge for every record of an entity: spider, dedupe, dataset, fingerprints.
+"""One identity and one merge rule for every record of an entity.
+
+The rule is applied where records of one entity meet:
+
+* the spider fills an entity's page item with what the card that linked to it knew
+  (:func:`merge_items`, card first);
+* the dedupe pipeline keeps one record per entity of the run, each arrival merged in
+  (:func:`merge_records`), and hands that record on: the last record it passes for an
+  entity holds all the run saw (:mod:`topics_crawler.pipelines.dedupe`);
+* the dataset commit merges that record with the entity's stored row:
+  ``merge_records(item_type, stored_row, run_record)``.
+
+The public functions (:func:`identity`, :func:`link_identity`, :func:`merge_records`,
+:func:`merge_items`, :func:`richness`, :func:`content_hash`) keep their signatures.
 
 **Identity** (:func:`identity`, :func:`link_identity`): the keys declared with
 ``identity=`` on the item fields (:func:`topics_crawler.items.entity_keys`:

@@ -11,6 +11,17 @@
   request by the spider (:mod:`topics_crawler.spiders._refetch`). This middleware never
   parses a page: the decision is made where the parsed result is.
 
+  A host whose WAF refused plain HTTP (the ``plain_http_refused`` signal, sent by
+  :mod:`.blocked`) has every page request rendered from then on (reason ``waf``), said
+  once in the log and counted (``render/switched_hosts``). A managed challenge's every
+  retry is rendered in a **fresh browser context** (``meta["playwright_context"]``
+  ``fresh-<n>``: no cookie or state of earlier renders; the download handler closes it
+  with its page; ``render/fresh_context``) — the way a challenge met on a first try was
+  gone on the next in 2026.
+
+With Zyte API as the egress (:mod:`topics_crawler.egress.zyte`), a page to render is asked
+of Zyte API rendered (``meta["zyte_api_automap"]``: ``browserHtml``) instead.
+
 Only GET requests for pages (``meta["entity_kind"]`` tag, story, author,
 publication) are ever rendered; robots.txt and GraphQL listings never are. A
 page is rendered at most once (``meta["render_count"]``); what the browser does
@@ -43,11 +54,19 @@ from topics_crawler.browser.actions import (
     tag_page_actions,
 )
 from topics_crawler.browser.config import BrowserConfig
-from topics_crawler.middlewares.blocked import RENDER_REASON_META
+from topics_crawler.middlewares.blocked import (
+    RENDER_REASON_META,
+    canonical_of,
+    is_page_request,
+)
+from topics_crawler.middlewares.refused import refusal_scope
+from topics_crawler.signals import plain_http_refused
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
+
+    from topics_crawler.pages._blocked import Block
 
 logger = logging.getLogger(__name__)
 
@@ -58,10 +77,21 @@ PAGE_METHODS_META = "playwright_page_methods"
 RENDER_COUNT_META = "render_count"
 #: The spider's request meta naming the entity a request is for (tag, story, …).
 ENTITY_KIND_META = "entity_kind"
-#: Entity kinds whose pages may be rendered; other requests always go over plain HTTP.
-PAGE_KINDS = frozenset({"tag", "story", "author", "publication"})
 #: ``render_reason`` of a tag page whose GraphQL history failed: scroll as far as allowed.
 HISTORY_FALLBACK = "history_fallback"
+#: scrapy-zyte-api's per-request parameters of its transparent mode.
+ZYTE_AUTOMAP_META = "zyte_api_automap"
+#: scrapy-playwright's context name of a request, and the prefix of a fresh context's name.
+CONTEXT_META = "playwright_context"
+FRESH_CONTEXT_PREFIX = "fresh-"
+
+
+def zyte_render_parameters(kind: str) -> dict[str, Any]:
+    """What Zyte API is asked for a page the browser would render: its rendered HTML (a tag
+    page scrolled to the bottom once, for the cards it loads)."""
+    if kind == "tag":
+        return {"browserHtml": True, "actions": [{"action": "scrollBottom"}]}
+    return {"browserHtml": True}
 
 
 class RenderPolicyMiddleware:
@@ -70,10 +100,29 @@ class RenderPolicyMiddleware:
     def __init__(self, crawler: Crawler, config: BrowserConfig) -> None:
         self.crawler = crawler
         self.config = config
+        #: Hosts whose WAF refused plain HTTP: their pages go through the browser.
+        self.browser_hosts: set[str] = set()
+        self.fresh_contexts = 0
+        #: Zyte API is the egress (scrapy-zyte-api's transparent mode): it renders pages.
+        self.zyte_api = crawler.settings.getbool("ZYTE_API_TRANSPARENT_MODE")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, BrowserConfig.from_settings(crawler.settings))
+        middleware = cls(crawler, BrowserConfig.from_settings(crawler.settings))
+        crawler.signals.connect(middleware.plain_http_refused, plain_http_refused)
+        return middleware
+
+    def plain_http_refused(self, host: str, block: Block) -> None:
+        """Send ``host``'s page requests through the browser from now on (said once)."""
+        if self.config.mode != "auto" or host in self.browser_hosts:
+            return
+        self.browser_hosts.add(host)
+        self.stats.inc_value("render/switched_hosts")
+        logger.warning(
+            "%s refused plain HTTP (%s): its page requests go through the browser from now on",
+            host,
+            block.describe(),
+        )
 
     @property
     def stats(self) -> StatsCollector:
@@ -90,18 +139,29 @@ class RenderPolicyMiddleware:
             request.meta.pop(PAGE_METHODS_META, None)
             return
         kind = request.meta[ENTITY_KIND_META]
+        if self.zyte_api:  # Zyte API renders instead: its browserHtml, no playwright
+            request.meta[ZYTE_AUTOMAP_META] = zyte_render_parameters(kind)
+            self.count_render(kind, reason)
+            return
+        if request.meta.get(RENDER_REASON_META) == "challenge":  # each try a fresh context
+            self.fresh_contexts += 1
+            request.meta[CONTEXT_META] = f"{FRESH_CONTEXT_PREFIX}{self.fresh_contexts}"
+            self.stats.inc_value("render/fresh_context")
         request.meta[PLAYWRIGHT_META] = True
         request.meta[RENDER_COUNT_META] = request.meta.get(RENDER_COUNT_META, 0) + 1
         request.meta[PAGE_METHODS_META] = self.actions(kind, reason)
+        self.count_render(kind, reason)
+        logger.debug("Rendering %s %s in the browser (%s)", kind, request.url, reason)
+
+    def count_render(self, kind: str, reason: str) -> None:
         self.stats.inc_value("render/requests")
         self.stats.inc_value(f"render/requests/{kind}")
         self.stats.inc_value(f"render/reason/{reason}")
-        logger.debug("Rendering %s %s in the browser (%s)", kind, request.url, reason)
 
     def render_reason(self, request: Request) -> str | None:
         """Why this request goes through the browser, or None for plain HTTP."""
         reason = request.meta.get(RENDER_REASON_META)
-        if request.meta.get(ENTITY_KIND_META) not in PAGE_KINDS or request.method != "GET":
+        if not is_page_request(request):
             return None  # robots.txt, GraphQL listings: data, not pages
         if self.config.mode == "never":
             if reason:
@@ -109,6 +169,10 @@ class RenderPolicyMiddleware:
             return None
         if self.config.mode == "always":
             return "always"
+        if reason == "challenge":
+            return "challenge"  # every retry of a challenge: it clears in a fresh context
+        if self.browser_hosts and refusal_scope(canonical_of(request)) in self.browser_hosts:
+            return str(reason) if reason else "waf"
         if request.meta.get(RENDER_COUNT_META, 0) >= 1:
             return None
         return str(reason) if reason else None

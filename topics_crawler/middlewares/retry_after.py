@@ -35,6 +35,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.utils.misc import load_object
 
+from topics_crawler import settings as defaults
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -88,18 +90,18 @@ def backoff_delay(attempt: int, base: float, cap: float) -> float:
 class RetryWaitPolicy:
     """How long a retry waits (all figures in seconds)."""
 
-    backoff_base: float = 1.0
-    backoff_max: float = 60.0
-    retry_after_max: float = 300.0
-    long_wait: float = 30.0
+    backoff_base: float = defaults.RETRY_BACKOFF_BASE
+    backoff_max: float = defaults.RETRY_BACKOFF_MAX
+    retry_after_max: float = defaults.RETRY_AFTER_MAX
+    long_wait: float = defaults.RETRY_AFTER_LONG_WAIT
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
         return cls(
-            backoff_base=settings.getfloat("RETRY_BACKOFF_BASE", cls.backoff_base),
-            backoff_max=settings.getfloat("RETRY_BACKOFF_MAX", cls.backoff_max),
-            retry_after_max=settings.getfloat("RETRY_AFTER_MAX", cls.retry_after_max),
-            long_wait=settings.getfloat("RETRY_AFTER_LONG_WAIT", cls.long_wait),
+            backoff_base=settings.getfloat("RETRY_BACKOFF_BASE", defaults.RETRY_BACKOFF_BASE),
+            backoff_max=settings.getfloat("RETRY_BACKOFF_MAX", defaults.RETRY_BACKOFF_MAX),
+            retry_after_max=settings.getfloat("RETRY_AFTER_MAX", defaults.RETRY_AFTER_MAX),
+            long_wait=settings.getfloat("RETRY_AFTER_LONG_WAIT", defaults.RETRY_AFTER_LONG_WAIT),
         )
 
     def wait(self, attempt: int, retry_after: float | None) -> float:

@@ -37,6 +37,7 @@ from scrapy.exporters import BaseItemExporter
 from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
 from scrapy.utils.misc import load_object
 
+from topics_crawler import settings as defaults
 from topics_crawler.items import ITEM_CLASSES
 from topics_crawler.items.fields import ENCODING_KEY, MAPPING_ENCODING, SPEC_KEY, FieldSpec
 from topics_crawler.items.values import ISO_FORMAT
@@ -45,8 +46,8 @@ logger = logging.getLogger(__name__)
 
 #: Schema metadata key naming the item type of a file.
 ITEM_TYPE_KEY = b"topics_crawler.item_type"
-DEFAULT_ROW_GROUP_SIZE = 10_000
-DEFAULT_COMPRESSION = "zstd"
+DEFAULT_ROW_GROUP_SIZE: int = defaults.PARQUET_ROW_GROUP_SIZE
+DEFAULT_COMPRESSION: str = defaults.PARQUET_COMPRESSION
 
 _SCALAR_TYPES: dict[Any, pa.DataType] = {
     str: pa.string(),
@@ -209,7 +210,6 @@ class ParquetItemExporter(BaseItemExporter):
         self._columns: list[list[Any]] = []
         self._buffered = 0
         self._writer: pq.ParquetWriter | None = None
-        self.rows_written = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, file: IO[bytes], **kwargs: Any) -> Self:
@@ -310,7 +310,6 @@ class ParquetItemExporter(BaseItemExporter):
         ]
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         self._open_writer().write_batch(batch, row_group_size=self._buffered)
-        self.rows_written += self._buffered
         self._columns = [[] for _ in self._columns]
         self._buffered = 0
 

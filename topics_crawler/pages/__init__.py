@@ -14,6 +14,7 @@ from datetime import datetime
 from topics_crawler.items.layers import pick
 from topics_crawler.pages._completeness import browser_signal, missing_data
 from topics_crawler.pages._document import Document
+from topics_crawler.pages._off_medium import left_medium, left_medium_reason
 from topics_crawler.pages._result import (
     FetchAgain,
     FetchAgainReason,
@@ -47,6 +48,8 @@ __all__ = [
 ]
 
 _JSON_STARTS = ("])}while(1);", "{", "[")
+#: Kinds whose page on a custom domain must show Medium's marks (:mod:`._off_medium`).
+ENTITY_PAGE_KINDS = frozenset({"story", "author", "publication"})
 
 
 def detect_kind(doc: Document) -> PageKind:
@@ -96,6 +99,8 @@ def parse_page(
     parser = PARSERS.get(page_kind)
     if parser is None:
         return PageResult(kind="unknown", url=url, errors=["unknown page kind"])
+    if page_kind in ENTITY_PAGE_KINDS and (host := left_medium(doc)) is not None:
+        return PageResult(page_kind, url, errors=[left_medium_reason(host)], off_medium=host)
     try:
         result = parser(doc)
     except Exception as exc:  # a parser bug must not crash the crawl

@@ -28,7 +28,7 @@ from topics_crawler.items import Story
 from topics_crawler.items.layers import pick_named
 from topics_crawler.items.values import clean_text, parse_count, parse_timestamp, unique
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._posts import listing_story
+from topics_crawler.pages._posts import is_stub, listing_story
 from topics_crawler.pages._result import unique_links
 from topics_crawler.urls import MEDIUM_HOST, MediumLink, classify_url, post_id_from_url
 
@@ -112,7 +112,9 @@ def parse_cards(
     for element, story_link in _card_elements(scope, links):
         html_layer, hrefs = _html_fields(element, story_link, doc, links)
         post = state.entity("Post", story_link.key) if state is not None else None
-        state_layer = story_layer(listing_story(post, doc.scraped_at)) if post else {}
+        state_layer = (
+            story_layer(listing_story(post, doc.scraped_at)) if post and not is_stub(post) else {}
+        )
         story = Story(**combine_layers(html_layer, state_layer), scraped_at=doc.scraped_at)
         card_links = unique_links(links(href) for href in hrefs)
         cards.append(Card(story=story, links=card_links, element=element))

@@ -21,7 +21,6 @@ from lxml import etree
 
 from topics_crawler.items.values import format_timestamp
 from topics_crawler.pages._result import FetchAgain
-from topics_crawler.pages._state import ApolloState
 from topics_crawler.pages.state import (
     Node,
     State,
@@ -89,12 +88,6 @@ _UTF8_HTML_PARSER = html_parser("utf-8")
 _HTML_PARSER = html_parser()
 
 
-def decode_body(body: bytes | str, encoding: str | None = None) -> str:
-    """Text of a page body: the encoding its byte order mark names, else the declared
-    one, else UTF-8, never raising."""
-    return _decode(body, encoding)[0]
-
-
 #: Byte order marks that name the encoding whatever the page declares (UTF-32 first: its
 #: little-endian mark starts with UTF-16's). A UTF-8 mark is left to the UTF-8 decoder.
 _BOMS = (
@@ -137,7 +130,9 @@ def _reads_as_utf8(body: bytes, encoding: str | None) -> bool:
 
 
 def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
-    """:func:`decode_body` plus the codec that read the bytes cleanly (None: str or lossy)."""
+    """Text of a page body (the encoding its byte order mark names, else the declared one,
+    else UTF-8, never raising) and the codec that read the bytes cleanly (None: str or
+    lossy)."""
     if isinstance(body, str):
         return body, None
     bom = next((codec for mark, codec in _BOMS if body.startswith(mark)), None)
@@ -332,13 +327,6 @@ class Document:
             self.memo[key] = found
         return found
 
-    def css(self, selector: str) -> list[lxml.html.HtmlElement]:
-        """Elements matching a CSS selector; empty when there is no tree."""
-        tree = self.tree
-        if tree is None:
-            return []
-        return list(tree.cssselect(selector))
-
     @cached_property
     def meta(self) -> dict[str, str]:
         """Meta tags by ``property``/``name`` (first occurrence wins).
@@ -406,12 +394,6 @@ class Document:
             self.error(f"broken Apollo state: {exc}")
             self.signals.append(FetchAgain("broken_state", "apollo_state", str(exc)))
             return None
-
-    @cached_property
-    def apollo(self) -> ApolloState | None:
-        """The Apollo cache of a 2019+ page for the parsers not yet on :attr:`state`."""
-        data = self._apollo_cache
-        return ApolloState(data, self.apollo_state) if data is not None else None
 
     @cached_property
     def apollo_state(self) -> State | None:

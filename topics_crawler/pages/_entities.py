@@ -19,7 +19,6 @@ from typing import Any
 
 from topics_crawler.items import Author, Publication
 from topics_crawler.items.values import clean_text, parse_count
-from topics_crawler.pages._state import ApolloState
 from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import author_url, publication_url
 
@@ -129,18 +128,6 @@ def publication_from_collection(collection: Node, scraped_at: str) -> Publicatio
         data_source="state",
         scraped_at=scraped_at,
     )
-
-
-def author_from_apollo(state: ApolloState, user: dict[str, Any], scraped_at: str) -> Author:
-    """:func:`author_from_user` for callers still holding an :class:`ApolloState` and a dict."""
-    return author_from_user(state.node(user), scraped_at)
-
-
-def publication_from_apollo(
-    state: ApolloState, collection: dict[str, Any], scraped_at: str
-) -> Publication:
-    """:func:`publication_from_collection` for callers holding an :class:`ApolloState`."""
-    return publication_from_collection(state.node(collection), scraped_at)
 
 
 def legacy_user_id(user: Node) -> str | None:

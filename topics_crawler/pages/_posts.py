@@ -19,7 +19,7 @@ from topics_crawler.pages._entities import (
     publication_from_collection,
 )
 from topics_crawler.pages.state import Node
-from topics_crawler.urls import canonical_url
+from topics_crawler.urls import canonical_url, cross_post_url
 
 _PLAIN_NAME_RE = re.compile(r"[^\W_]+(?:[ -][^\W_]+)*")
 PREVIEW_IMAGE_URL = "https://miro.medium.com/v2/resize:fit:1400/{image_id}"
@@ -47,6 +47,12 @@ def is_post(node: Node) -> bool:
     return node.typename in ("Post", None) and node.id is not None and node.has("title")
 
 
+def is_stub(node: Node) -> bool:
+    """A ``Post`` holding nothing but its typename and id (2026 publication homes ship their
+    posts so): it names a story, it describes none — no story row comes of it."""
+    return node.raw.keys() <= {"__typename", "id"}
+
+
 def preview(post: Node) -> Node | None:
     """``previewContent`` (2019–2021) or ``extendedPreviewContent(…)`` (2022+, any args)."""
     return post.node("previewContent") or post.node("extendedPreviewContent")
@@ -54,15 +60,26 @@ def preview(post: Node) -> Node | None:
 
 def post_tags(post: Node) -> list[str]:
     """Tag slugs of a post, in order: ``normalizedTagSlug``, else the tag's id or slug, else
-    (2019 GraphQL bodies, which select only ``displayTitle``) the slug of its display name."""
+    (2019 GraphQL bodies, which select only ``displayTitle``) the slug of its display name;
+    a ``Tag:<slug>`` reference without an entity, by the slug it names."""
     slugs = []
-    for tag in post.nodes("tags"):
-        slug = tag_slug(
-            tag.str("normalizedTagSlug") or tag.str("id") or tag.str("slug") or _plain_name(tag)
-        )
+    for key, tag in post.listed("tags"):
+        if tag is None:
+            slug = ref_tag_slug(key)
+        else:
+            slug = tag_slug(
+                tag.str("normalizedTagSlug") or tag.str("id") or tag.str("slug") or _plain_name(tag)
+            )
         if slug:
             slugs.append(slug)
     return unique(slugs)
+
+
+def ref_tag_slug(key: str | None) -> str | None:
+    """The slug a ``Tag:<slug>`` reference names when the state holds no entity for it
+    (a ``Topic`` id is no slug)."""
+    typename, _, entity_id = (key or "").partition(":")
+    return tag_slug(entity_id) if typename == "Tag" and entity_id else None
 
 
 def _plain_name(tag: Node) -> str | None:
@@ -140,9 +157,11 @@ def publication_fields(publication: Publication | None) -> dict[str, Any]:
 def post_fields(post: Node, scraped_at: str) -> dict[str, Any]:
     """Story fields every ``Post`` node gives (``state_url`` is its ``mediumUrl`` as stored)."""
     content = preview(post)
+    story_id = lower_id(post.str("id"))
     return {
-        "story_id": lower_id(post.str("id")),
+        "story_id": story_id,
         "state_url": post.str("mediumUrl"),
+        "canonical_url": cross_post_url(post.str("canonicalUrl"), story_id),
         "title": one_line(post.str("title")),
         "subtitle": clean_text(content.str("subtitle")) if content is not None else None,
         **author_fields(post_author(post, scraped_at)),
@@ -195,24 +214,49 @@ def listing_story(post: Node, scraped_at: str) -> Story:
 
 def listed_posts(listing: Node | None) -> list[Node]:
     """The ``Post`` nodes of a listing value in order, whatever its wrapper shape."""
+    return [post for _, post in listed_entries(listing) if post is not None]
+
+
+def listed_entries(listing: Node | None) -> list[tuple[str, Node | None]]:
+    """``(post id, Post node)`` for each post a listing value lists, in order, whatever its
+    wrapper shape; the node is None where the state names the post but holds nothing to
+    read about it: a ``Post:<id>`` reference without an entity (a trimmed cache) or a
+    ``{__typename, id}`` stub (2026 publication homes) — the page lists it, no more."""
     if listing is None:
         return []
-    found: list[Node] = []
-    frontier = [listing]
-    for _ in range(MAX_LISTING_DEPTH):
-        following: list[Node] = []
-        for value in frontier:
-            if is_post(value):
-                found.append(value)
-                continue
-            entry = next((n for m in ENTRY_MEMBERS if (n := value.node(m)) is not None), None)
-            if entry is not None:
-                following.append(entry)
-                continue
-            member = next((m for m in LISTING_MEMBERS if value.has(m)), None)
-            if member is not None:
-                following.extend(value.nodes(member))
-        frontier = following
-        if not frontier:
-            break
+    found: list[tuple[str, Node | None]] = []
+    stack: list[tuple[Node | str, int]] = [(listing, 0)]  # depth first: the listing's order
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            found.append((value, None))  # a reference to a post the state does not hold
+        elif is_post(value):
+            found.append((str(value.id), value))
+        elif value.typename == "Post" and value.id is not None:
+            found.append((value.id, None))  # an id-only stub, or a post without a title
+        elif depth < MAX_LISTING_DEPTH:
+            stack += reversed([(child, depth + 1) for child in _listing_children(value)])
     return found
+
+
+def _listing_children(value: Node) -> list[Node | str]:
+    """What one level of a listing wraps: its entry's post, else its members' entries (a
+    reference without an entity as the post id it names)."""
+    entry = next((m for m in ENTRY_MEMBERS if value.has(m)), None)
+    pairs = (
+        [(value.ref(entry), value.node(entry))]
+        if entry is not None
+        else next((value.listed(m) for m in LISTING_MEMBERS if value.has(m)), [])
+    )
+    children: list[Node | str] = []
+    for key, node in pairs:
+        if node is not None:
+            children.append(node)
+        elif (post_id := _post_ref_id(key)) is not None:
+            children.append(post_id)
+    return children
+
+
+def _post_ref_id(key: str | None) -> str | None:
+    typename, _, post_id = (key or "").partition(":")
+    return post_id if typename == "Post" and post_id else None

@@ -72,6 +72,9 @@ class PageResult:
     cursors: list[ListingCursor] = field(default_factory=list)
     """Paging cursors of the listings on the page (:class:`ListingCursor`), page order."""
     signals: list[FetchAgain] = field(default_factory=list)
+    off_medium: str | None = None
+    """The host, when the page was not Medium's at all: a custom domain that left Medium
+    (:mod:`topics_crawler.pages._off_medium`); the page gives nothing."""
 
     def signal(self, reason: FetchAgainReason) -> FetchAgain | None:
         """The first signal of ``reason``, or None."""

@@ -37,6 +37,7 @@ from topics_crawler.pages._posts import (
 )
 from topics_crawler.pages.markdown import render_markdown
 from topics_crawler.pages.state import Node, State
+from topics_crawler.urls import cross_post_url
 
 
 @dataclass
@@ -158,6 +159,7 @@ def legacy_post_story(post: Node, state: State, scraped_at: str) -> StoryState |
         "state_url": (
             post.str("webCanonicalUrl") or post.str("mediumUrl") or post.str("canonicalUrl")
         ),
+        "canonical_url": cross_post_url(post.str("canonicalUrl"), lower_id(post.str("id"))),
         "title": one_line(post.str("title")),
         "subtitle": _legacy_subtitle(post, virtuals),
         **author_fields(author),

@@ -12,7 +12,9 @@ then asked of the outline by what the page says:
 * sections: every block that holds cards, keyed by its heading (:func:`section_key`);
 * sub-topic clusters: the child blocks of "Explore recommended reads…" (or of a block
   marked ``data-testid="subtopics"``, any case): name, sentence, topic links, cards;
-* "Who to follow": the author and publication links of that block;
+* "Who to follow": the author and publication links of that block (a heading inside a link —
+  Medium marks each account's name ``<a><h2>Name</h2></a>`` — is that link's text, not a
+  heading of the page);
 * related topics: the tag links of a "Related topics"/"Related tags" block or of an element
   marked ``related-tags``.
 
@@ -127,6 +129,7 @@ class _Walk:
         self.open_blocks: list[Block] = []
         self.markers: list[tuple[object, str]] = []
         self.in_heading: object | None = None
+        self.in_link: object | None = None
 
     def start(self, element: lxml.html.HtmlElement) -> bool:
         """Handle an opening tag; True when its subtree is to be skipped."""
@@ -146,12 +149,13 @@ class _Walk:
         href = element.get("data-href")
         if href:
             self.outline.hrefs.append(href)
-        if tag in _HEADING_LEVELS and self.in_heading is None:
+        if tag in _HEADING_LEVELS and self.in_heading is None and self.in_link is None:
             self._heading(element, _HEADING_LEVELS[tag])
             return False
         if tag == "a" and element.get("href"):
             self.outline.hrefs.append(element.get("href"))
             self._link(element)
+            self.in_link = self.in_link if self.in_link is not None else element
         elif tag == "p" and self.open_blocks and self.in_heading is None:
             text = clean_text(element.text_content())
             if text:
@@ -164,6 +168,8 @@ class _Walk:
             self.markers.pop()
         if self.in_heading is element:
             self.in_heading = None
+        if self.in_link is element:
+            self.in_link = None
         if element not in self.cards:
             self._text(element.tail)
 

@@ -10,7 +10,11 @@
   (``writerCount, postCountLatest, writerCountLatest``), ``relatedTags`` → ``Tag`` list,
   ``tagTopWriters`` → ``User`` list and ``tagFeed`` (any key form, any ``mode``) →
   ``TagFeedResult{items[{post}]}``.
-* Today's pages: ``tagFromSlug`` → ``Tag`` with ``followerCount`` and ``relatedTags``.
+* Today's pages: ``tagFromSlug`` → ``Tag`` with ``followerCount`` and ``relatedTags``;
+  2026: ``relatedTags`` as ``Tag:<slug>`` references the state holds no entity for (the
+  slug is in the reference), ``tagFeed:<alias>(…)`` keys, ``Tag.posts:{"sortOrder":…}``
+  (→ section ``posts_<order>``), listings naming posts the state does not describe (their
+  ids stay in the section: the page lists them).
 
 A call counts for the page's tag when its ``tagSlug``/``slug`` argument names it (in any
 case) or names nothing. Sections from the state are keyed ``featured``/``latest``/
@@ -24,8 +28,9 @@ from typing import Any
 
 from topics_crawler.items.values import clean_text, parse_count, tag_slug, unique
 from topics_crawler.pages._entities import lower_id
-from topics_crawler.pages._posts import listed_posts
+from topics_crawler.pages._posts import listed_entries, ref_tag_slug
 from topics_crawler.pages.state import Call, Node, State, kind_of
+from topics_crawler.urls import POST_ID_RE
 
 #: 2019 ``Topic`` listings → section keys, in page order.
 TOPIC_LISTINGS = (
@@ -49,6 +54,9 @@ class TagState:
     sections: dict[str, list[str]] = field(default_factory=dict)
     posts: dict[str, Node] = field(default_factory=dict)
     writers: list[Node] = field(default_factory=list)
+    json_ld: str | None = None
+    """``Tag.seoMetaTags.jsonLd`` (2026): a JSON string whose ``CollectionPage`` lists
+    stories (read by :mod:`._postings`)."""
 
 
 def read_tag_state(state: State | None, slug: str | None) -> TagState | None:
@@ -72,7 +80,7 @@ def read_tag_entity(entity: Node, found: TagState) -> None:
     (also used for GraphQL bodies, whose topic is inline)."""
     followers, followers_raw = parse_count(entity.scalar("followerCount"))
     story_count, story_count_raw = parse_count(entity.scalar("postCount"))
-    related = [*entity.nodes("relatedTags"), *entity.nodes("relatedTopics")]
+    related = [*entity.listed("relatedTags"), *entity.listed("relatedTopics")]
     _fill(
         found.fields,
         {
@@ -85,9 +93,15 @@ def read_tag_entity(entity: Node, found: TagState) -> None:
             "story_count_raw": story_count_raw,
         },
     )
+    seo = entity.node("seoMetaTags")
+    found.json_ld = found.json_ld or (seo.str("jsonLd") if seo is not None else None)
     for key, listing in TOPIC_LISTINGS:
         for call in entity.calls(listing):
-            _add_section(found, key, listed_posts(call.node))
+            _add_section(found, key, listed_entries(call.node))
+    for call in entity.calls("posts"):  # 2026: ``posts:{"sortOrder":"NEWEST",…}``
+        order = call.args.get("sortOrder")
+        key = f"posts_{order.lower()}" if isinstance(order, str) and order else "posts"
+        _add_section(found, key, listed_entries(call.node))
     found.writers += [_unwrap(n) for c in entity.calls("featuredTopicWriters") for n in c.nodes]
 
 
@@ -158,7 +172,7 @@ def _read_root_calls(root: Node, found: TagState) -> None:
             )
     for call in root.calls("relatedTags"):
         if _names_tag(call, found.slug) and _is_list(root, call):
-            _fill(found.fields, {"related_tags": _slugs(call.nodes)})
+            _fill(found.fields, {"related_tags": _slugs(root.state.listed(call.raw))})
     for call in root.calls("tagTopWriters"):
         if _names_tag(call, found.slug) and _is_list(root, call):
             found.writers += [_unwrap(node) for node in call.nodes]
@@ -166,7 +180,7 @@ def _read_root_calls(root: Node, found: TagState) -> None:
         if _names_tag(call, found.slug):
             mode = call.args.get("mode")
             key = f"tag_feed_{mode.lower()}" if isinstance(mode, str) and mode else "tag_feed"
-            _add_section(found, key, listed_posts(call.node))
+            _add_section(found, key, listed_entries(call.node))
 
 
 def _is_list(root: Node, call: Call) -> bool:
@@ -194,18 +208,26 @@ def _unwrap(node: Node) -> Node:
     return node
 
 
-def _slugs(nodes: list[Node]) -> list[str]:
-    slugs = [entity_slug(_unwrap(node)) for node in nodes]
+def _slugs(listed: list[tuple[str | None, Node | None]]) -> list[str]:
+    """Slugs of listed tags: each entity's, else the slug a ``Tag:<slug>`` reference names
+    (2026 pages list related tags whose entities the state does not hold)."""
+    slugs = [
+        entity_slug(_unwrap(node)) if node is not None else ref_tag_slug(key)
+        for key, node in listed
+    ]
     return unique([slug for slug in slugs if slug])
 
 
-def _add_section(found: TagState, key: str, posts: list[Node]) -> None:
+def _add_section(found: TagState, key: str, entries: list[tuple[str, Node | None]]) -> None:
+    """A listing's post ids under ``key``; the posts the state describes into ``posts``
+    (an id the state only names stays in the section: the page lists that story)."""
     ids = found.sections.setdefault(key, [])
-    for post in posts:
-        post_id = lower_id(post.id)
-        if post_id is None:
+    for listed_id, post in entries:
+        post_id = lower_id(listed_id)
+        if post_id is None or not POST_ID_RE.match(post_id):
             continue
-        found.posts.setdefault(post_id, post)
+        if post is not None:
+            found.posts.setdefault(post_id, post)
         if post_id not in ids:
             ids.append(post_id)
     if not ids:

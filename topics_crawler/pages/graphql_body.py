@@ -25,7 +25,7 @@ from topics_crawler.items import Item, Story, TagPage
 from topics_crawler.items.values import clean_text, tag_slug, unique
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._entities import author_from_user, publication_from_collection
-from topics_crawler.pages._posts import listed_posts, listing_story
+from topics_crawler.pages._posts import is_stub, listed_posts, listing_story
 from topics_crawler.pages._result import ListingCursor, PageResult, unique_links
 from topics_crawler.pages._tag_state import (
     TOPIC_LISTINGS,
@@ -167,6 +167,8 @@ def _listing_cursor(listing: Node) -> dict[str, Any]:
 def _stories(state: State, scraped_at: str) -> list[Story]:
     stories: dict[str, Story] = {}
     for post in state.entities("Post"):
+        if is_stub(post):
+            continue  # names a story, describes none: no id-only row
         story = listing_story(post, scraped_at)
         if story.story_id and story.story_id not in stories:
             stories[story.story_id] = story

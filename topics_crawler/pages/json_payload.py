@@ -9,18 +9,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from topics_crawler.items import Item
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import PageResult, unique_links
-from topics_crawler.pages._state import StateError, parse_json_payload
 from topics_crawler.pages._story_state import legacy_story
+from topics_crawler.pages.author import parse_legacy_profile
 from topics_crawler.pages.graphql_body import is_graphql_body, parse_graphql_body
-from topics_crawler.pages.state import Node, State
+from topics_crawler.pages.state import Node, State, StateError, parse_json_payload
 from topics_crawler.pages.story import CORE_FIELDS, build_story, entity_links
-
-PROFILE_PARSER_MISSING = "profile payloads need pages.author.parse_legacy_profile"
 
 
 def parse_json(doc: Document) -> PageResult:
@@ -40,7 +36,7 @@ def parse_json(doc: Document) -> PageResult:
     if value is not None and _is_post(value):
         return parse_post_payload(doc, state)
     if state.root.node("user") is not None and state.root.has("streamItems"):
-        return _parse_profile(doc, state)
+        return parse_legacy_profile(doc, state)
     return PageResult(kind="json", url=doc.url, errors=["unrecognised JSON payload"])
 
 
@@ -64,14 +60,3 @@ def parse_post_payload(doc: Document, state: State) -> PageResult:
         links=unique_links(entity_links(items)),
         missing=missing,
     )
-
-
-def _parse_profile(doc: Document, state: State) -> PageResult:
-    from topics_crawler.pages import author  # noqa: PLC0415 - the author parser imports ours
-
-    parser: Callable[[Document, State], PageResult] | None = getattr(
-        author, "parse_legacy_profile", None
-    )
-    if parser is None:
-        return PageResult(kind="json", url=doc.url, errors=[PROFILE_PARSER_MISSING])
-    return parser(doc, state)

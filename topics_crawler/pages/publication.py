@@ -5,6 +5,10 @@ The ``Collection`` is found through the ``collectionByDomainOrSlug`` root call
 / domain among the cached collections; the HTML adds the ``<h1>`` name, the
 ``<p>`` description and the "N followers" text. The listing cards give the
 publication's stories. Layers, best first: state, meta tags, DOM hooks.
+
+The stories to follow are the page's story links, cards first. A 2026 home ships its
+posts in the state as ``Post`` nodes of ``{__typename, id}``: they name stories and
+describe none, so no story row comes of them (:func:`~._posts.is_stub`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,13 @@ from topics_crawler.pages._follow import (
 )
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages.state import Node, State
-from topics_crawler.urls import MEDIUM_HOST, RESERVED_SEGMENTS, canonical_url, publication_url
+from topics_crawler.urls import (
+    MEDIUM_HOST,
+    RESERVED_SEGMENTS,
+    MediumLink,
+    canonical_url,
+    publication_url,
+)
 
 #: Fields every publication home should give; absent ones go to ``PageResult.missing``.
 EXPECTED_FIELDS = ("publication_id", "slug", "name")
@@ -57,9 +67,9 @@ def parse_publication(doc: Document) -> PageResult:
     cards = parse_cards(doc, domains=domains)
     items: list[Item] = [publication, *(card.story for card in cards)]
     result.items = items
-    result.links = unique_links(
-        link for card in cards for link in card.links if link.kind == "story"
-    )
+    found: list[MediumLink | None] = [link for card in cards for link in card.links]
+    found += [doc.classify(href) for href in doc.hrefs]  # links outside cards too
+    result.links = unique_links(link for link in found if link and link.kind == "story")
     result.missing = [name for name in EXPECTED_FIELDS if getattr(publication, name) is None]
     return result
 

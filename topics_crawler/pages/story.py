@@ -35,7 +35,13 @@ from topics_crawler.pages._story_state import (
     find_apollo_post,
     legacy_story,
 )
-from topics_crawler.urls import MediumLink, canonical_url, classify_url, post_id_from_url
+from topics_crawler.urls import (
+    MediumLink,
+    canonical_url,
+    classify_url,
+    cross_post_url,
+    post_id_from_url,
+)
 
 #: Story fields a story page is expected to give; absent ones are listed in ``missing``.
 CORE_FIELDS = ("story_id", "url", "title", "author_name", "published_at")
@@ -120,6 +126,9 @@ def build_story(doc: Document, merged: dict[str, Any], url_candidates: Iterable[
     """The Story item from the merged layers (unknown keys dropped, URL chosen)."""
     values = {key: value for key, value in merged.items() if key in _STORY_FIELDS}
     values["url"] = story_url(url_candidates, merged.get("story_id"), doc.url)
+    values["canonical_url"] = values.get("canonical_url") or cross_post_url(
+        doc.canonical_link, merged.get("story_id"), doc.medium_domains
+    )
     values["scraped_at"] = doc.scraped_at
     return Story(**values)
 

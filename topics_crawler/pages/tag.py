@@ -35,6 +35,7 @@ from topics_crawler.pages._entities import (
     lower_id,
     publication_from_collection,
 )
+from topics_crawler.pages._postings import read_postings
 from topics_crawler.pages._posts import listing_story
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._tag_dom import (
@@ -48,12 +49,14 @@ from topics_crawler.pages._tag_dom import (
 )
 from topics_crawler.pages._tag_state import TagState, read_tag_state, top_writer_records
 from topics_crawler.pages.state import Node, State
-from topics_crawler.urls import MediumLink, classify_url, is_medium_domain, tag_url
+from topics_crawler.urls import MediumLink, classify_url, is_medium_domain, post_url, tag_url
 
 __all__ = ["CORE_FIELDS", "parse_tag", "section_key"]
 
 #: What every tag page should give; the drift alarm counts pages without them.
 CORE_FIELDS = ("name", "stories")
+#: Section of the stories the page's JSON-LD ``CollectionPage`` lists (:mod:`._postings`).
+POSTINGS_SECTION = "postings"
 _TITLE_RE = re.compile(r"^(?:The most insightful stories about\s+)?(?P<name>.+?)\s+[-–—]\s+Medium$")
 _BOILERPLATE_RE = re.compile(
     r"^Read stories about (?P<name>.+?) on Medium\.\s+Discover smart, unique perspectives on .+?"
@@ -88,8 +91,12 @@ def parse_tag(doc: Document) -> PageResult:
         ("dom", _dom_fields(outline)),
     )
     dom_sections, subtopics = _dom_sections(outline)
-    sections = _merge_sections(dom_sections, tag_state.sections if tag_state else {})
-    stories = _merge_stories(cards, sections, tag_state, doc.scraped_at)
+    postings = read_postings(doc, tag_state.json_ld if tag_state else None)
+    state_sections = dict(tag_state.sections) if tag_state else {}
+    if postings.ids:
+        state_sections.setdefault(POSTINGS_SECTION, postings.ids)
+    sections = _merge_sections(dom_sections, state_sections)
+    stories = _merge_stories(cards, sections, tag_state, doc.scraped_at, postings.stories)
     who = _who_to_follow(outline, state)
     writers = tag_state.writers if tag_state else []
     fields["data_source"] = join_sources(
@@ -111,7 +118,9 @@ def parse_tag(doc: Document) -> PageResult:
         doc.error("tag slug not found in URL, canonical link or state")
     entities = _state_entities(state, stories, who, writers, doc.scraped_at)
     result.items = [page, *stories, *entities]
-    result.links = _page_links(outline, links, slug, page, [*stories, *entities])
+    result.links = _page_links(
+        outline, links, slug, page, [*stories, *entities], postings=postings.links
+    )
     result.missing = [name for name in CORE_FIELDS if not _has(page, stories, name)]
     return result
 
@@ -264,20 +273,32 @@ def _merge_sections(
 
 
 def _merge_stories(
-    cards: list[Card], sections: dict[str, list[str]], tag_state: TagState | None, scraped_at: str
+    cards: list[Card],
+    sections: dict[str, list[str]],
+    tag_state: TagState | None,
+    scraped_at: str,
+    postings: list[Story],
 ) -> list[Story]:
-    """One story per id: cards in page order (later cards fill gaps), then state-only ids."""
+    """One story per id: cards in page order (later cards fill gaps), then the ids only the
+    state describes, then the JSON-LD postings (filling gaps of a story already there). An
+    id the page only names (a reference without an entity) gives no row: its link does."""
     stories: dict[str, Story] = {}
-    for card in cards:
-        story_id = card.story.story_id or ""
+
+    def add(story: Story) -> None:
+        story_id = story.story_id or ""
         known = stories.get(story_id)
-        merged = fill_missing(known, card.story) if known else card.story
+        merged = fill_missing(known, story) if known else story
         if isinstance(merged, Story):
             stories[story_id] = merged
+
+    for card in cards:
+        add(card.story)
     posts = tag_state.posts if tag_state else {}
     for story_id in (sid for ids in sections.values() for sid in ids):
         if story_id not in stories and story_id in posts:
             stories[story_id] = listing_story(posts[story_id], scraped_at)
+    for posting in postings:
+        add(posting)
     return list(stories.values())
 
 
@@ -370,9 +391,16 @@ def _story_entities(story: Story) -> list[tuple[str, str | None]]:
 
 
 def _page_links(
-    outline: TagOutline, links: PageLinks, slug: str | None, page: TagPage, items: list[Item]
+    outline: TagOutline,
+    links: PageLinks,
+    slug: str | None,
+    page: TagPage,
+    items: list[Item],
+    *,
+    postings: list[MediumLink],
 ) -> list[MediumLink]:
-    """Every entity link of the page in page order, then what only the state lists."""
+    """Every entity link of the page in page order, then what only the state and the
+    JSON-LD list — a story the page names only by its id at ``medium.com/p/<id>``."""
     found = [links(href) for href in outline.hrefs]
     found += [links(tag_url(related)) for related in page.related_tags]
     found += [
@@ -380,4 +408,6 @@ def _page_links(
         for item in items
         if isinstance(item, Story | Author | Publication) and item.url
     ]
+    found += postings
+    found += [links(post_url(sid)) for ids in page.sections.values() for sid in ids]
     return [link for link in unique_links(found) if not (link.kind == "tag" and link.key == slug)]

@@ -73,16 +73,19 @@ class EntityStore:
             "CREATE TABLE keys (key TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID"
         )
 
-    def find(self, keys: Iterable[str]) -> tuple[int, Entity] | None:
-        """The entity known under the first of ``keys`` that is known, with its id."""
-        for key in keys:
-            row = self._db.execute(
-                "SELECT e.id, e.data FROM keys k JOIN entities e ON e.id = k.id WHERE k.key = ?",
-                (key,),
-            ).fetchone()
-            if row:
-                return int(row[0]), Entity.from_json(row[1])
-        return None
+    def find(self, keys: Iterable[str]) -> list[tuple[int, Entity]]:
+        """The entities known under any of ``keys``, with their ids, oldest first (several
+        when an arrival carries keys that two entities were known under apart)."""
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return []
+        marks = ",".join("?" * len(wanted))
+        rows = self._db.execute(
+            "SELECT DISTINCT e.id, e.data FROM keys k JOIN entities e ON e.id = k.id"
+            f" WHERE k.key IN ({marks}) ORDER BY e.id",
+            wanted,
+        )
+        return [(int(entity_id), Entity.from_json(data)) for entity_id, data in rows]
 
     def add(self, entity: Entity) -> int:
         cursor = self._db.execute("INSERT INTO entities (data) VALUES (?)", (entity.to_json(),))
@@ -90,6 +93,10 @@ class EntityStore:
 
     def save(self, entity_id: int, entity: Entity) -> None:
         self._db.execute("UPDATE entities SET data = ? WHERE id = ?", (entity.to_json(), entity_id))
+
+    def remove(self, entity_id: int) -> None:
+        """Forget an entity (folded into another; its keys are indexed anew)."""
+        self._db.execute("DELETE FROM entities WHERE id = ?", (entity_id,))
 
     def index(self, entity_id: int, key: str) -> None:
         """Point ``key`` at the entity (a key moves to the entity that claims it last)."""

@@ -8,8 +8,16 @@ Streaming contract, within one run:
 
 * the first arrival of an entity passes;
 * a later arrival that changes the merged record passes *as the merged record*
-  (``dedupe/merged/<type>``); the dataset writer keeps the last record per key;
-* a later arrival that adds nothing is dropped (``dedupe/duplicate/<type>``).
+  (``dedupe/merged/<type>``);
+* a later arrival that adds nothing is dropped (``dedupe/duplicate/<type>``);
+* an arrival carrying keys that two entities were known under apart (an author seen
+  by id, then by username, then with both) joins them: their records are merged,
+  oldest first, with it, and the result passes (``dedupe/linked/<type>``).
+
+So every record that passes for an entity is the merge of all of this run's arrivals of
+it (:func:`topics_crawler.items.merge.merge_records`), and the last one passed holds
+everything the run saw: a consumer keeps the last record per entity key and merges
+nothing (the dataset stage; the dataset commit merges that record with the stored row).
 
 Across runs (:mod:`topics_crawler.pipelines.dedupe_state`): an arrival whose content hash
 (normalised record without ``scraped_at``) the previous run already recorded for
@@ -31,6 +39,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from topics_crawler import settings as defaults
 from topics_crawler.items import (
     ITEM_CLASSES,
     ITEM_TYPES,
@@ -66,10 +75,10 @@ class DedupePipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DedupePipeline:
         settings = crawler.settings
-        if not settings.getbool("DEDUPE_ENABLED", True):
+        if not settings.getbool("DEDUPE_ENABLED", defaults.DEDUPE_ENABLED):
             raise NotConfigured("DEDUPE_ENABLED is off")
         assert crawler.stats is not None
-        emit_all = settings.getbool("DEDUPE_EMIT_ALL", False)
+        emit_all = settings.getbool("DEDUPE_EMIT_ALL", defaults.DEDUPE_EMIT_ALL)
         return cls(crawler.stats, open_dedupe_state(settings), emit_all)
 
     def close_spider(self) -> None:
@@ -88,16 +97,18 @@ class DedupePipeline:
             self.stats.inc_value(f"dedupe/no_key/{item_type}")
             return item
         found = self._entities.find(keys)
-        if found is None:
+        if not found:
             entity = Entity(record=record)
             entity_id = self._entities.add(entity)
             try:
                 return self._first_arrival(item, entity_id, entity, str(item_type), keys)
             finally:
                 self._entities.save(entity_id, entity)
-        entity_id, entity = found
+        entity_id, entity = self._join(found, str(item_type))
         try:
-            return self._later_arrival(entity_id, entity, str(item_type), record)
+            return self._later_arrival(
+                entity_id, entity, str(item_type), record, linked=len(found) > 1
+            )
         finally:
             self._entities.save(entity_id, entity)
 
@@ -113,11 +124,34 @@ class DedupePipeline:
         self.stats.inc_value(f"dedupe/new/{item_type}")
         return item if isinstance(item, ITEM_TYPES) else _as_item(record, item)
 
+    def _join(self, found: list[tuple[int, Entity]], item_type: str) -> tuple[int, Entity]:
+        """One entity of those an arrival's keys found: the oldest, the others' records
+        merged into it in the order they were first seen, their keys and hashes its own."""
+        entity_id, entity = found[0]
+        for other_id, other in found[1:]:
+            self.stats.inc_value(f"dedupe/linked/{item_type}")
+            entity.record = merge_records(item_type, entity.record, other.record)
+            entity.previous |= other.previous
+            entity.seen |= other.seen
+            entity.emitted = entity.emitted or other.emitted
+            self._entities.remove(other_id)
+            self._unsaved |= other.keys  # their hashes are now the joined entity's
+            for key in other.keys:
+                entity.keys.add(key)
+                self._entities.index(entity_id, key)
+        return entity_id, entity
+
     def _later_arrival(
-        self, entity_id: int, entity: Entity, item_type: str, record: dict[str, Any]
+        self,
+        entity_id: int,
+        entity: Entity,
+        item_type: str,
+        record: dict[str, Any],
+        linked: bool = False,
     ) -> Any:
         merged = merge_records(item_type, entity.record, record)
-        changed = content_hash(merged) != content_hash(entity.record)
+        # a join is a change: no record passed so far holds what the joined entities knew
+        changed = linked or content_hash(merged) != content_hash(entity.record)
         if changed:
             entity.record = merged
             self._register(entity_id, entity, entity_keys(item_type, merged))

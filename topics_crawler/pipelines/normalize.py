@@ -23,6 +23,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from topics_crawler import settings as defaults
 from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
 from topics_crawler.items.fields import Kind, kinds, raw_companion
 from topics_crawler.items.normalisers import Unreadable
@@ -112,7 +113,7 @@ class NormalizePipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> NormalizePipeline:
-        if not crawler.settings.getbool("NORMALIZE_ENABLED", True):
+        if not crawler.settings.getbool("NORMALIZE_ENABLED", defaults.NORMALIZE_ENABLED):
             raise NotConfigured("NORMALIZE_ENABLED is off")
         assert crawler.stats is not None
         return cls(crawler.stats)

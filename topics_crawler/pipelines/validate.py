@@ -21,6 +21,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from topics_crawler import settings as defaults
 from topics_crawler.items import ITEM_CLASSES, ITEM_TYPES, Item, item_from_dict, record_of
 from topics_crawler.items.fields import Kind, kinds, raw_companion, required_groups, specs_of
 from topics_crawler.items.layers import is_empty
@@ -124,7 +125,7 @@ class ValidatePipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ValidatePipeline:
-        if not crawler.settings.getbool("VALIDATE_ENABLED", True):
+        if not crawler.settings.getbool("VALIDATE_ENABLED", defaults.VALIDATE_ENABLED):
             raise NotConfigured("VALIDATE_ENABLED is off")
         assert crawler.stats is not None
         return cls(crawler.stats, RejectsWriter(rejects_path(crawler.settings)))

@@ -13,10 +13,11 @@ code as a plain "DNS lookup failed", so the refused names are also kept in
 :data:`REFUSED` for :class:`~topics_crawler.safety.links.RefusedAddressMiddleware`,
 which turns those failures into refusals before the retry middleware sees them.
 
-The one exception is the configured mirror: the host of ``MEDIUM_BASE_URL``
+The exceptions are what the operator configured: the host of ``MEDIUM_BASE_URL``
 when it is not medium.com (the local site of the tests, an archive on the
-LAN) may resolve to a private address, because the operator named it. Only
-that exact name; any other name mapped to the same address is refused.
+LAN), and the host of a proxy requests go through (:data:`PRIVATE_ALLOWED`), may resolve
+to a private address. Only those exact names; any other name mapped to the same address
+is refused.
 
 Results are cached like Scrapy's default resolver (``DNSCACHE_ENABLED``,
 ``DNSCACHE_SIZE``, ``DNS_TIMEOUT``); the check runs on every lookup, cached or not.
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
 #: Names this process refused, with the address they resolved to (the resolver is
 #: process-wide, installed on the reactor, like Scrapy's DNS cache).
 REFUSED: dict[str, str] = {}
+#: Names the operator configured that may resolve to a private address besides the mirror:
+#: the proxies requests go through (:mod:`topics_crawler.egress.proxies` adds them).
+PRIVATE_ALLOWED: set[str] = set()
 
 
 class UnsafeAddress(DNSLookupError):
@@ -110,7 +114,8 @@ class SafeAddressResolver(CachingThreadedResolver):
 
     def check(self, address: str, name: str) -> str:
         """``address`` when ``name`` may be connected to at it; else :class:`UnsafeAddress`."""
-        if is_public_address(address) or name.lower().rstrip(".") in self.private_allowed:
+        key = name.lower().rstrip(".")
+        if is_public_address(address) or key in self.private_allowed or key in PRIVATE_ALLOWED:
             return address
         REFUSED[name.lower().rstrip(".")] = address
         raise UnsafeAddress(name, address)

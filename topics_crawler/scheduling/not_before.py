@@ -58,6 +58,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.asyncio import CallLaterResult, call_later
 from scrapy.utils.misc import build_from_crawler, load_object
 
+from topics_crawler import settings as defaults
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.signals import host_paused
 
@@ -68,8 +69,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Default of ``SCHEDULER_HELD_MAX``: requests held aside at most, per gate.
-HELD_MAX = 1000
 #: A paced slot (one with a delay) gets a request when fewer than this many wait in it.
 SLOT_QUEUE_AHEAD = 2
 #: Requests the gate holds at most for one paused or busy slot (retries waiting for
@@ -86,7 +85,7 @@ class NotBeforeGate:
     def __init__(
         self,
         crawler: Crawler,
-        max_held: int = HELD_MAX,
+        max_held: int = defaults.SCHEDULER_HELD_MAX,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.crawler = crawler
@@ -113,7 +112,8 @@ class NotBeforeGate:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, crawler.settings.getint("SCHEDULER_HELD_MAX", HELD_MAX))
+        held_max = crawler.settings.getint("SCHEDULER_HELD_MAX", defaults.SCHEDULER_HELD_MAX)
+        return cls(crawler, held_max)
 
     def __len__(self) -> int:
         return len(self._held) + self._waiting_count + len(self._released)

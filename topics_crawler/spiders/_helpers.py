@@ -15,6 +15,8 @@ from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
 from topics_crawler.items.access import FULL, FULL_WITH_SESSION
+from topics_crawler.middlewares.blocked import BlockedPage
+from topics_crawler.middlewares.refused import SiteRefused
 from topics_crawler.urls import is_medium_domain
 
 if TYPE_CHECKING:
@@ -66,9 +68,11 @@ def seen_with_session(story: Story) -> Story:
 def failure_reason(failure: Failure) -> str:
     """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``);
     ``too_large`` for a response Scrapy cancelled past ``DOWNLOAD_MAXSIZE`` (the only reason
-    its HTTP handlers cancel a download)."""
+    its HTTP handlers cancel a download); a block or refusal by its own reason."""
     if isinstance(failure.value, DownloadCancelledError):
         return "too_large"
+    if isinstance(failure.value, BlockedPage | SiteRefused):
+        return failure.value.reason  # challenge, signin_wall, waf, refused_by_site
     name = type(failure.value).__name__
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

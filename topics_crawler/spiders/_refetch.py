@@ -33,8 +33,8 @@ from scrapy import Request
 from scrapy.http import Response
 
 from topics_crawler.browser.config import BrowserConfig
-from topics_crawler.middlewares.blocked import RENDER_REASON_META, original_request
-from topics_crawler.middlewares.render_policy import PAGE_KINDS, RENDER_COUNT_META
+from topics_crawler.middlewares.blocked import PAGE_KINDS, RENDER_REASON_META, original_request
+from topics_crawler.middlewares.render_policy import RENDER_COUNT_META
 from topics_crawler.pages import PageResult, missing_data
 from topics_crawler.spiders._helpers import Logger, OptionsSpider
 

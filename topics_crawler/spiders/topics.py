@@ -23,6 +23,7 @@ and ``scrapy shell <url>`` fetches it as a crawl would (see
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Self
 
@@ -61,12 +62,15 @@ from topics_crawler.spiders._history import (
     count_expected_history,
     is_history_fallback,
 )
+from topics_crawler.spiders._left_medium import LeftMediumHosts
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.spiders._related import TagWalker
 from topics_crawler.spiders._responses import ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
+#: Failure reasons of pages the site refused for good (logged once per host, as one line).
+REFUSED_REASONS = frozenset({"waf", "refused_by_site"})
 
 
 class TopicsSpider(Spider):
@@ -95,6 +99,8 @@ class TopicsSpider(Spider):
         self.archives: AuthorArchivePager | None = None
         #: Fetches each story's responses (``-a responses=N``).
         self.threads: ResponsesFetcher | None = None
+        #: Hosts whose pages were not Medium's: named once, their links not followed.
+        self.left_medium: LeftMediumHosts
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -111,6 +117,7 @@ class TopicsSpider(Spider):
         self.history = HistoryPager.from_spider(self)
         self.archives = AuthorArchivePager.from_spider(self)
         self.threads = ResponsesFetcher.from_spider(self)
+        self.left_medium = LeftMediumHosts.from_spider(self)
 
     @classmethod
     def check_arguments(cls, **spider_args: Any) -> None:
@@ -272,7 +279,9 @@ class TopicsSpider(Spider):
         status, reason = failure_status(failure)
         url = request.meta.get(CANONICAL_URL_META, request.url)
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
-        self.logger.error("Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
+        # a page the site refused: its host's one line (middlewares/refused.py) said why
+        level = logging.WARNING if reason in REFUSED_REASONS else logging.ERROR
+        self.logger.log(level, "Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
         self.report_failure(url, kind, status, reason, request.meta)
         known = request.cb_kwargs.get("known")
         if known is not None:
@@ -300,6 +309,11 @@ class TopicsSpider(Spider):
         kind = kind or result.kind
         stats = self.crawler.stats
         stats.inc_value(f"parse/pages/{kind}")
+        if result.off_medium is not None:  # a host that left Medium: one line per host
+            url = response.meta.get(CANONICAL_URL_META, response.url)
+            self.left_medium.record(result.off_medium, url)
+            self.report_failure(url, kind, response.status, "left_medium", response.meta)
+            return result
         if result.errors:
             stats.inc_value(f"parse/errors/{kind}")
             self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
@@ -360,11 +374,16 @@ class TopicsSpider(Spider):
             if kind in kinds:
                 yield item  # data from the page state without a link to follow
 
-    def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Request]:
+    def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Any]:
         """A request for the entity's page; its fingerprint is the entity's identity
         (:mod:`topics_crawler.items.merge`), so the dupefilter lets one request per entity through
         (aliases of the same story share its id) and the spider keeps no set of its own.
-        A story whose card says it is of the kind ``-a access`` leaves out is not fetched."""
+        A link to a host that left Medium is not fetched: what was known is yielded. A story
+        whose card says it is of the kind ``-a access`` leaves out is not fetched."""
+        if self.left_medium.skips(link.url):
+            if known is not None:
+                yield known
+            return
         said = known.is_member_only if isinstance(known, Story) else None
         if said is not None and not wanted(self.options.access, said):
             self.crawler.stats.inc_value("access_filter/not_fetched")

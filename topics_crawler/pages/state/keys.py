@@ -7,8 +7,10 @@ to page (a ``mode``, a ``limit``, extra flags)::
     tagFromSlug({"tagSlug":"programming"})          Apollo-2/3, JSON arguments
     homepagePostsConnection:{"paging":{"limit":10}} Apollo-3 keyArgs, JSON arguments
     tagFeed:(mode:HOT,tagSlug:programming,limit:10) Apollo-3 keyArgs, ``k:v`` arguments
+    tagFeed:popularStories(mode:TOP_WEEK,limit:5)   the same under an alias (2026)
 
-:func:`split_field_key` turns each into ``("tagFeed", {"mode": "HOT", …})``.
+:func:`split_field_key` turns each into ``("tagFeed", {"mode": "HOT", …})`` (an alias
+is dropped: the field and its arguments say what the value is).
 Arguments that cannot be read give ``{}`` (the name still matches); nothing
 here raises.
 """
@@ -39,19 +41,22 @@ def split_field_key(key: str) -> tuple[str, dict[str, Any]]:
         return name, _json_arguments(rest[1:-1])
     if rest.startswith(":"):
         body = rest[1:].strip()
+        alias = _NAME_RE.match(body)
+        if alias is not None:  # ``name:alias(…)`` or a bare ``name:alias``
+            body = body[alias.end() :]
+            if not body:
+                return name, {}
+            if body.startswith("(") and body.endswith(")"):
+                inner = body[1:-1].strip()
+                return name, _json_arguments(inner) if inner.startswith("{") else _paren_arguments(
+                    body
+                )
+            return key, {}
         if body.startswith("{"):
             return name, _json_arguments(body)
         if body.startswith("(") and body.endswith(")"):
             return name, _paren_arguments(body)
     return key, {}
-
-
-def is_call_of(key: str, name: str) -> bool:
-    """True when ``key`` is field ``name``, with or without arguments (a cheap prefix test)."""
-    if not key.startswith(name):
-        return False
-    rest = key[len(name) : len(name) + 1]
-    return rest in ("", "(", ":")
 
 
 def _json_arguments(text: str) -> dict[str, Any]:

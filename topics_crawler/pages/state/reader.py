@@ -228,6 +228,22 @@ class State:
             value = target
         return None
 
+    def listed(self, value: Any) -> list[tuple[str | None, Node | None]]:
+        """Each element of a stored list as ``(reference key, node)``: the key its reference
+        names (None for an inline object) and the object it resolves to — None for a
+        reference the state holds no entity for (a trimmed cache lists ``Tag:<slug>`` refs
+        whose entities are absent: the key still names the thing). Not a list: ``[]``."""
+        if not isinstance(value, list):
+            return []
+        out: list[tuple[str | None, Node | None]] = []
+        for item in value:
+            key = reference_key(item)
+            target = self.resolve(item) if isinstance(item, dict) else item
+            node = Node(self, target, "") if isinstance(target, dict) else None  # as nodes()
+            if key is not None or node is not None:
+                out.append((key, node))
+        return out
+
     # --- field calls ------------------------------------------------------------------------
 
     def call_keys(self, raw: dict[str, Any], name: str) -> list[str]:
@@ -501,17 +517,23 @@ class Node:
         resolve = self.state.resolve
         return [resolve(item) if isinstance(item, dict) else item for item in value]
 
+    def _stored_list(self, name: builtins.str) -> builtins.list[Any]:
+        """The list a field holds as stored: the plain field's, else the value of its call or
+        the list a reference points at; ``[]`` when absent or not a list (noted)."""
+        stored = self.raw.get(name)
+        if type(stored) is list:
+            return stored
+        stored = self.value(name)  # a call key, a reference to a list, or a wrong type
+        if stored is None:
+            return []
+        if not isinstance(stored, list):
+            self._wrong(name, stored, "a list")
+            return []
+        return stored
+
     def nodes(self, name: builtins.str) -> builtins.list[Node]:
         """A list-of-objects field as nodes (references followed, other elements skipped)."""
-        raw = self.raw
-        stored = raw.get(name)
-        if type(stored) is not list:
-            stored = self.value(name)  # a call key, a reference to a list, or a wrong type
-            if stored is None:
-                return []
-            if not isinstance(stored, list):
-                self._wrong(name, stored, "a list")
-                return []
+        stored = self._stored_list(name)
         if not stored:  # e.g. most paragraphs' markups
             return []
         state = self.state
@@ -524,6 +546,15 @@ class Node:
             elif target is not None:
                 self._wrong(f"{name}[]", target, "an object")
         return out
+
+    def listed(self, name: builtins.str) -> builtins.list[tuple[builtins.str | None, Node | None]]:
+        """A list field's elements as ``(reference key, node or None)`` (:meth:`State.listed`):
+        references whose entities the state lacks are kept by their key."""
+        stored = self._stored_list(name)
+        for item in stored:
+            if item is not None and not isinstance(item, dict):
+                self._wrong(f"{name}[]", item, "an object")
+        return self.state.listed(stored)
 
     def strs(self, name: builtins.str) -> builtins.list[builtins.str]:
         """A list-of-strings field (other elements skipped, noted)."""
