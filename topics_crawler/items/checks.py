@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from topics_crawler.items.access import ACCESS_LEVELS
 from topics_crawler.items.values import ISO_FORMAT, tag_slug
 from topics_crawler.urls import POST_ID_RE, canonical_url
 
@@ -23,6 +24,7 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-_]{0,99}$")
 DOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9\-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9\-]*[a-z0-9])?)+$")
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{2,8})?$")
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+SOURCE_RE = re.compile(r"^[a-z]+(\+[a-z]+)*$")
 
 Check = Callable[[Any], str | None]
 """A format check: None when the (non-None) value is fine, else the problem name."""
@@ -74,6 +76,16 @@ def check_minutes(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
         return "not_number"
     return "negative" if value < 0 else None
+
+
+def check_share(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return "not_number"
+    return None if 0 <= value <= 1 else "not_share"
+
+
+def check_access(value: Any) -> str | None:
+    return None if value in ACCESS_LEVELS else "bad_access"
 
 
 def check_bool(value: Any) -> str | None:

@@ -207,6 +207,7 @@ def listing_story(post: Node, scraped_at: str) -> Story:
         claps_raw=claps_raw,
         responses_raw=responses_raw,
         image_url=post_image_url(post),
+        data_source="state",
         scraped_at=scraped_at,
     )
 
