@@ -92,6 +92,7 @@ def test_the_report_without_its_extra_says_how_to_get_it(clean_venv: CleanVenv) 
         ("redis", ("redis", "scrapy_redis")),
         ("report", ("matplotlib", "duckdb", "pandas")),
         ("deploy", ("scrapyd_client",)),
+        ("images", ("PIL",)),
     ],
 )
 def test_each_extra_installs_on_its_own(

@@ -358,7 +358,7 @@ def test_html_layers_declare_the_fields_they_give() -> None:
         '<h1 class="graf graf--h3 graf--title">Title</h1>',
     )
     doc = Document(html, URL, scraped_at=NOW)
-    for gives, layer in HTML_LAYERS:
+    for gives, _name, layer in HTML_LAYERS:
         returned = layer(doc)
         assert returned, layer.__name__
         assert returned.keys() <= gives, layer.__name__

@@ -43,12 +43,14 @@ COVERED_ELSEWHERE = {
     r"^curl .*schedule\.json": "tests/test_scrapyd.py (schedule.json with arguments)",
     r"^\.venv/bin/scrapyd-client ": "tests/test_scrapyd.py (ScrapydClient)",
     r"REDIS_URL=": "tests/test_distributed.py (workers on one real Redis)",
+    r"^MEDIUM_SID=": "tests/test_access.py::test_a_crawl_takes_one_kind_and_a_session_shows_"
+    "members_the_whole_text (a member's session on the local site)",
     r"^\.venv/bin/python -m topics_crawler extract ": "tests/test_cli_extract.py",
 }
 #: Commands this module runs (everything else in the README must be covered above).
 RUN_HERE = (
     r"^\.venv/bin/scrapy (crawl|parse|shell) ",
-    r"^\.venv/bin/python -m topics_crawler report ",
+    r"^\.venv/bin/python -m topics_crawler (report|markdown) ",
     r"^\.venv/bin/python -c ",  # the dataset section's DuckDB / polars / datasets lines
     r"^<python block>",
 )

@@ -258,8 +258,11 @@ def test_story_state_follows_markup_contract(site: SiteServer, content: SiteCont
         ]
         body = post.dig("content", "bodyModel")
         assert body is not None
-        paragraphs = [p.str("text") for p in body.nodes("paragraphs")]
-        assert paragraphs == story.preview_paragraphs
+        blocks = body.nodes("paragraphs")
+        assert [p.str("text") for p in blocks if p.str("type") == "P"] == story.preview_paragraphs
+        shown = [b for b in story.body() if not isinstance(b, str)]
+        figures = [p.node("metadata").str("id") for p in blocks if p.str("type") == "IMG"]
+        assert figures == [figure.image_id for figure in shown]
         doc = Document(text, content.story_url(story))
         article = doc.json_ld_of("NewsArticle", "SocialMediaPosting")
         assert article is not None
@@ -268,6 +271,7 @@ def test_story_state_follows_markup_contract(site: SiteServer, content: SiteCont
         assert doc.meta["al:ios:url"] == f"medium://p/{story.id}"
         assert bool(css(doc, "article.meteredContent")) is story.member_only
         assert len(css(doc, "p.pw-post-body-paragraph")) == len(story.preview_paragraphs)
+        assert len(css(doc, "figure img")) == len(shown)
 
 
 def test_member_only_story_shows_only_its_preview(content: SiteContent) -> None:

@@ -158,13 +158,23 @@ DATASET_MANIFEST_SETTINGS = [
 ]
 
 # --- Pipelines -------------------------------------------------------------------
-# normalize (formats) -> validate (invalid items to rejects.jsonl) -> dedupe (one record
-# per entity; across runs only new or changed ones). 800+ is left for the export pipelines.
+# normalize (formats) -> validate (invalid items to rejects.jsonl) -> images (when on) ->
+# dedupe (one record per entity; across runs only new or changed ones). 800+ is left for
+# the export pipelines.
 ITEM_PIPELINES = {
     "topics_crawler.pipelines.normalize.NormalizePipeline": 100,
+    "topics_crawler.pipelines.access.AccessFilterPipeline": 150,  # -a access=free|member_only
     "topics_crawler.pipelines.validate.ValidatePipeline": 200,
+    "topics_crawler.pipelines.images.StoryImagesPipeline": 250,  # off unless IMAGES_ENABLED
     "topics_crawler.pipelines.dedupe.DedupePipeline": 300,
 }
+# Story images (-s IMAGES_ENABLED=1, the `images` extra: Pillow) with Scrapy's ImagesPipeline,
+# after validation and before dedupe (a story that gains its images counts as changed):
+# IMAGES_STORE, else <DATASET_DIR>/images, else images/ beside the first local feed
+# (topics_crawler/pipelines/images.py). An image over IMAGES_MAX_SIZE bytes is cancelled and
+# recorded as failed (too_large); Scrapy's IMAGES_EXPIRES (90 days) keeps stored ones.
+IMAGES_ENABLED = False
+IMAGES_MAX_SIZE = 10 * 1024 * 1024
 NORMALIZE_ENABLED = True
 VALIDATE_ENABLED = True
 DEDUPE_ENABLED = True

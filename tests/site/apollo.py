@@ -123,7 +123,12 @@ class StateBuilder:
         return key
 
     def post(
-        self, story: SiteStory, *, with_body: bool = False, extended_preview: bool = False
+        self,
+        story: SiteStory,
+        *,
+        with_body: bool = False,
+        extended_preview: bool = False,
+        member: bool = False,
     ) -> str:
         """A story and everything it references; ``with_body`` adds the paragraphs;
         ``extended_preview`` stores the preview as 2022 listings do
@@ -161,29 +166,44 @@ class StateBuilder:
         if extended_preview:
             entity[_EXTENDED_PREVIEW_KEY] = entity.pop("previewContent")
         if with_body:
-            entity['content({"postMeteringOptions":{"referrer":""}})'] = self._body(story)
+            entity['content({"postMeteringOptions":{"referrer":""}})'] = self._body(story, member)
         self.entities[key] = entity
         return key
 
-    def _body(self, story: SiteStory) -> Entity:
+    def _body(self, story: SiteStory, member: bool = False) -> Entity:
         version = hashlib.sha1(f"version:{story.id}".encode()).hexdigest()[:12]
         refs = []
-        for index, text in enumerate(story.preview_paragraphs):
-            paragraph_id = f"{version}_{index}"
-            self.entities[f"Paragraph:{paragraph_id}"] = {
-                "__typename": "Paragraph",
-                "id": paragraph_id,
-                "name": paragraph_name(story, index),
-                "type": "P",
-                "text": text,
-                "markups": [],
-            }
+        index = 0
+        for number, block in enumerate(story.body(member)):
+            paragraph_id = f"{version}_{number}"
+            paragraph: Entity = {"__typename": "Paragraph", "id": paragraph_id}
+            if isinstance(block, str):
+                paragraph |= {"name": paragraph_name(story, index), "type": "P", "text": block}
+                index += 1
+            elif block.image_id is None:
+                continue  # an off-site image has no place in Medium's state (pages without one)
+            else:  # a Medium figure: an IMG paragraph naming its ImageMetadata
+                metadata = self.image(block.image_id)
+                self.entities[metadata]["alt"] = block.alt or None
+                paragraph |= {
+                    "name": figure_name(story, number),
+                    "type": "IMG",
+                    "layout": "INSET_CENTER",
+                    "metadata": ref(metadata),
+                    "text": block.caption or None,
+                }
+            self.entities[f"Paragraph:{paragraph_id}"] = paragraph | {"markups": []}
             refs.append(ref(f"Paragraph:{paragraph_id}"))
         return {
             "__typename": "PostContent",
-            "isLockedPreviewOnly": story.member_only,
+            "isLockedPreviewOnly": story.member_only and not member,
             "bodyModel": {"__typename": "RichText", "paragraphs": refs},
         }
+
+
+def figure_name(story: SiteStory, number: int) -> str:
+    """The 4-hex anchor of a figure (the ``number``-th block of the body)."""
+    return hashlib.sha1(f"{story.id}:figure:{number}".encode()).hexdigest()[:4]
 
 
 def paragraph_name(story: SiteStory, index: int) -> str:

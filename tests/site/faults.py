@@ -3,14 +3,15 @@
     plan = FaultPlan.parse("rate=0.2,seed=7,kinds=500+429+hang,hang=3")
     with SiteServer(default_site(), faults=plan) as site: ...
     python -m tests.site --faults "rate=0.2,seed=7,deleted=ae81651e4034"
+    python -m tests.site --faults "rate=0.3,kinds=429,under=/_host/miro.medium.com/"
 
 Whether the n-th request for a path is faulted, and how, is a hash of
 ``(seed, path, n)``: the same crawl meets the same faults every run, and a
 retry (the next attempt) rolls again, so it can succeed. No path is faulted
-more than ``max_faults`` times. Besides these transient faults a plan has fixed
-ones: ``deleted`` story ids always answer 404 (on every path of the story), and
-``permanent`` paths always answer 500. ``robots.txt`` and the sign-in pages a
-fault redirects to are never faulted.
+more than ``max_faults`` times, and only paths under ``under`` (default ``/``: all).
+Besides these transient faults a plan has fixed ones: ``deleted`` story ids always
+answer 404 (on every path of the story), and ``permanent`` paths always answer 500.
+``robots.txt`` and the sign-in pages a fault redirects to are never faulted.
 
 Kinds (``KINDS``): ``500`` ``502`` ``503`` (an error page), ``429`` (with
 ``Retry-After: <seconds>``), ``429-date`` (``Retry-After: <HTTP-date>``),
@@ -73,6 +74,8 @@ class FaultPlan:
     hang: float = 3.0
     retry_after: int = 1
     max_faults: int = 3
+    under: str = "/"
+    """Transient faults only on paths starting with this (``/_host/miro.medium.com/``)."""
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.kinds) - set(KINDS))
@@ -98,7 +101,7 @@ class FaultPlan:
 
     def fault_for(self, path: str, attempt: int) -> str | None:
         """The transient fault of the ``attempt``-th request (1-based) for ``path``, if any."""
-        if attempt > self.max_faults or self.rate <= 0:
+        if attempt > self.max_faults or self.rate <= 0 or not path.startswith(self.under):
             return None
         digest = hashlib.blake2b(f"{self.seed}:{path}:{attempt}".encode(), digest_size=8).digest()
         roll = int.from_bytes(digest[:4]) / 2**32
@@ -125,6 +128,8 @@ def _plan_value(name: str, value: str) -> Any:
     """The typed value of one ``name=value`` pair of a plan spec."""
     if name in _NUMBERS:
         return _NUMBERS[name](value)
+    if name == "under":
+        return value
     listed = [item for item in value.split("+") if item]
     if name == "kinds":
         return tuple(listed)

@@ -110,7 +110,7 @@ def page(
     properties: Mapping[str, str],
     names: Mapping[str, str],
     json_ld: Mapping[str, Any] | None,
-    state: Mapping[str, Any],
+    state: Mapping[str, Any] | None,
     body: str,
 ) -> str:
     """A whole HTML document in the shape of a 2023–2025 Medium page."""
@@ -129,7 +129,7 @@ def page(
         + _top_bar()
         + body
         + "</div></div>"
-        + state_script(state)
+        + (state_script(state) if state is not None else "")
         + "<script>window.__GRAPHQL_URI__ = "
         + json.dumps(f"{MEDIUM_ROOT}/_/graphql").replace("/", "\\u002F")
         + "</script></body></html>"

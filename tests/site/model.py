@@ -120,6 +120,18 @@ class SitePublication:
         return f"/_host/{self.domain}/" if self.domain else f"/{self.slug}"
 
 
+@dataclass(frozen=True)
+class SiteFigure:
+    """An image in a story's body, after its first ``after`` paragraphs: a Medium image id
+    (served by the site's image host, ``tests/site/images.py``) or an off-site ``url``."""
+
+    after: int
+    image_id: str | None = None
+    url: str | None = None
+    alt: str = ""
+    caption: str = ""
+
+
 @dataclass
 class SiteStory:
     """One story with everything its page and its listing cards show."""
@@ -140,6 +152,9 @@ class SiteStory:
     tags: list[TopicRef] = field(default_factory=list)
     member_only: bool = False
     language: str = "en"
+    figures: list[SiteFigure] = field(default_factory=list)
+    state: bool = True
+    """False: the page carries no embedded state (JSON-LD, meta tags and markup only)."""
 
     @property
     def id(self) -> str:
@@ -170,6 +185,17 @@ class SiteStory:
     def preview_paragraphs(self) -> list[str]:
         """What a logged-out reader sees of a member-only story."""
         return self.paragraphs[:2] if self.member_only else self.paragraphs
+
+    def body(self, member: bool = False) -> list[str | SiteFigure]:
+        """What the page shows of the body in order: paragraphs and the figures among them
+        (a member-only story's figures past its preview are shown to members only)."""
+        shown = self.paragraphs if member else self.preview_paragraphs
+        out: list[str | SiteFigure] = []
+        for index in range(len(shown) + 1):
+            out += [figure for figure in self.figures if figure.after == index]
+            if index < len(shown):
+                out.append(shown[index])
+        return out
 
 
 @dataclass
@@ -235,6 +261,17 @@ class SiteContent:
     left_medium: frozenset[str] = frozenset()
     """Custom domains that left Medium: they serve a WordPress site, nothing of Medium's
     (as towardsdatascience.com does since 2025; ``tests.site.routes.moved_page``)."""
+    member_sids: set[str] = field(default_factory=set)
+    """``sid`` cookie values of paying members' sessions: their story pages are whole."""
+
+    def is_member(self, cookie_header: str) -> bool:
+        """True when a ``Cookie`` header carries the ``sid`` of a member's session."""
+        sids = {
+            value.strip()
+            for name, _, value in (part.partition("=") for part in cookie_header.split(";"))
+            if name.strip() == "sid"
+        }
+        return bool(sids & self.member_sids)
 
     def add_author(self, author: SiteAuthor) -> SiteAuthor:
         self.authors[author.username] = author

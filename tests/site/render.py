@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tests.site.apollo import StateBuilder, paragraph_name, ref, root_call
+from tests.site.apollo import StateBuilder, figure_name, paragraph_name, ref, root_call
 from tests.site.author_archive import profile_stories, state_connection
 from tests.site.cards import card
 from tests.site.markup import day_text, esc, href, image_url, page, short_count
@@ -48,13 +48,15 @@ def iso_ms(moment: datetime) -> str:
 # --- story -----------------------------------------------------------------------
 
 
-def story_page(content: SiteContent, story: SiteStory) -> str:
-    """A story page; member-only stories show only their preview paragraphs."""
+def story_page(content: SiteContent, story: SiteStory, *, member: bool = False) -> str:
+    """A story page; member-only stories show only their preview paragraphs, except to a
+    ``member``'s session."""
     author = content.authors[story.author]
     publication = content.publication_of(story)
     canonical = content.story_url(story)
     state = StateBuilder(content)
-    state.query(root_call("postResult", id=story.id), ref(state.post(story, with_body=True)))
+    post = state.post(story, with_body=True, member=member)
+    state.query(root_call("postResult", id=story.id), ref(post))
     title_parts = [story.title, f"by {author.name}", *([publication.name] if publication else [])]
     return page(
         title=" | ".join([*title_parts, "Medium"]),
@@ -84,8 +86,8 @@ def story_page(content: SiteContent, story: SiteStory) -> str:
             "twitter:data1": f"{max(1, round(story.reading_time))} min read",
         },
         json_ld=_story_json_ld(content, story),
-        state=state.to_dict(),
-        body=_story_body(content, story, host_of(canonical)),
+        state=state.to_dict() if story.state else None,
+        body=_story_body(content, story, host_of(canonical), member),
     )
 
 
@@ -130,7 +132,7 @@ def _story_json_ld(content: SiteContent, story: SiteStory) -> dict[str, Any]:
     return data
 
 
-def _story_body(content: SiteContent, story: SiteStory, host: str) -> str:
+def _story_body(content: SiteContent, story: SiteStory, host: str, member: bool) -> str:
     author = content.authors[story.author]
     publication = content.publication_of(story)
     source = f"post_page-----{story.id}--------------------------------"
@@ -140,16 +142,12 @@ def _story_body(content: SiteContent, story: SiteStory, host: str) -> str:
             f'<a class="pw-publication" href="{esc(href(publication.url, host, source))}">'
             f"{esc(publication.name)}</a>"
         )
-    paragraphs = "".join(
-        f'<p id="{paragraph_name(story, i)}" class="pw-post-body-paragraph mv mw" '
-        f'data-selectable-paragraph="">{esc(text)}</p>'
-        for i, text in enumerate(story.preview_paragraphs)
-    )
+    paragraphs = _body_blocks(story, member)
     article_class = ' class="meteredContent"' if story.member_only else ""
     paywall = (
         '<div class="paywall"><p>The author made this story available to Medium members only.'
         "</p></div>"
-        if story.member_only
+        if story.member_only and not member
         else ""
     )
     tags = "".join(
@@ -175,6 +173,33 @@ def _story_body(content: SiteContent, story: SiteStory, host: str) -> str:
         f"</span></p>{paragraphs}{paywall}"
         f'<div class="pm pn ac">{tags}</div></div></article></main>'
     )
+
+
+def _body_blocks(story: SiteStory, member: bool) -> str:
+    """The body's paragraphs and figures (``<figure>`` with its ``<picture>``, as Medium)."""
+    out = []
+    index = 0
+    for number, block in enumerate(story.body(member)):
+        if isinstance(block, str):
+            out.append(
+                f'<p id="{paragraph_name(story, index)}" class="pw-post-body-paragraph mv mw" '
+                f'data-selectable-paragraph="">{esc(block)}</p>'
+            )
+            index += 1
+            continue
+        src = block.url or image_url(block.image_id or "", 1400)
+        caption = (
+            f'<figcaption class="mx my" data-selectable-paragraph="">{esc(block.caption)}'
+            "</figcaption>"
+            if block.caption
+            else ""
+        )
+        out.append(
+            f'<figure id="{figure_name(story, number)}" class="gp go bi paragraph-image">'
+            f'<picture><img alt="{esc(block.alt)}" class="bi gq gr c" width="700" height="467" '
+            f'loading="lazy" role="presentation" src="{esc(src)}"></picture>{caption}</figure>'
+        )
+    return "".join(out)
 
 
 # --- listings ----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from tests.site.feed import user_feed
 from tests.site.feeds import XML as FEED_XML
 from tests.site.feeds import tag_feed
 from tests.site.graphql import graphql_response
+from tests.site.images import IMAGE_HOSTS, image_answer
 from tests.site.model import SiteContent, SiteStory
 from tests.site.render import author_page, publication_page, robots_txt, story_page
 from tests.site.tag_page import tag_page
@@ -50,7 +51,7 @@ def redirect(location: str) -> Response:
     return Response(301, b"", {"Location": location, "Content-Type": HTML})
 
 
-def resolve(content: SiteContent, raw_path: str) -> Response:
+def resolve(content: SiteContent, raw_path: str, member: bool = False) -> Response:
     """The response for ``raw_path`` (query string ignored, like Medium's tracking, except
     by the profile stream of author archives)."""
     stream = stream_answer(content, raw_path)
@@ -62,8 +63,8 @@ def resolve(content: SiteContent, raw_path: str) -> Response:
     path = unquote(urlsplit(raw_path).path) or "/"
     if path.startswith(_HOST_PREFIX):
         host, _, rest = path[len(_HOST_PREFIX) :].partition("/")
-        return _on_host(content, host.lower(), "/" + rest, path)
-    return _on_medium(content, path)
+        return _on_host(content, host.lower(), "/" + rest, path, member)
+    return _on_medium(content, path, member)
 
 
 def resolve_post(content: SiteContent, raw_path: str, body: bytes) -> Response:
@@ -103,7 +104,7 @@ def moved_page(host: str, path: str) -> str:
     )
 
 
-def _on_medium(content: SiteContent, path: str) -> Response:
+def _on_medium(content: SiteContent, path: str, member: bool = False) -> Response:
     segments = [s for s in path.split("/") if s]
     if path == "/robots.txt":
         return Response(200, robots_txt().encode(), {"Content-Type": "text/plain; charset=utf-8"})
@@ -135,13 +136,18 @@ def _on_medium(content: SiteContent, path: str) -> Response:
             return redirect(publication.path)
         return html(publication_page(content, publication))
     if len(segments) == 2:
-        return _story(content, _story_by_path(content, segments[1]), path)
+        return _story(content, _story_by_path(content, segments[1]), path, member)
     return not_found(path)
 
 
-def _on_host(content: SiteContent, host: str, rest: str, path: str) -> Response:
+def _on_host(
+    content: SiteContent, host: str, rest: str, path: str, member: bool = False
+) -> Response:
     if host == "medium.com":
-        return _on_medium(content, rest)
+        return _on_medium(content, rest, member)
+    if host in IMAGE_HOSTS:
+        status, body, content_type = image_answer(rest)
+        return Response(status, body, {"Content-Type": content_type})
     if host in content.left_medium and rest != "/robots.txt":
         return html(moved_page(host, rest))
     publication = next((p for p in content.publications.values() if p.domain == host), None)
@@ -153,7 +159,7 @@ def _on_host(content: SiteContent, host: str, rest: str, path: str) -> Response:
     if not segments:
         return html(publication_page(content, publication))
     if len(segments) == 1:
-        return _story(content, _story_by_path(content, segments[0]), path)
+        return _story(content, _story_by_path(content, segments[0]), path, member)
     return not_found(path)
 
 
@@ -162,11 +168,14 @@ def _story_by_path(content: SiteContent, last_segment: str) -> SiteStory | None:
     return content.stories.get(match.group(1)) if match else None
 
 
-def _story(content: SiteContent, story: SiteStory | None, path: str) -> Response:
-    """The story page at its own path; other paths with its id redirect there."""
+def _story(
+    content: SiteContent, story: SiteStory | None, path: str, member: bool = False
+) -> Response:
+    """The story page at its own path (whole for a ``member``'s session); other paths with
+    its id redirect there."""
     if story is None:
         return not_found(path)
     own_path = content.story_path(story)
     if path.rstrip("/") != own_path:
         return redirect(own_path)
-    return html(story_page(content, story))
+    return html(story_page(content, story, member=member))

@@ -7,6 +7,7 @@ every other value (bios, counts, dates, paragraphs) is made up for the tests.
 
 from __future__ import annotations
 
+from tests.site.images import add_figures
 from tests.site.model import (
     SiteAuthor,
     SiteCluster,
@@ -44,6 +45,7 @@ def default_site() -> SiteContent:
     site.add_tag(_distributed_training(site))
     site.add_tag(_machine_learning(site))
     add_threads(site)
+    add_figures(site)
     return site
 
 

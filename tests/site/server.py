@@ -11,6 +11,7 @@ log, and optionally appended to an access log file.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from email.message import Message
@@ -73,7 +74,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(limited, send_body)
             return
         response = site.js_response(self.path, self.headers.get("Cookie") or "")
-        response = response or resolve(site.content, self.path)
+        cookie = self.headers.get("Cookie") or ""
+        response = response or resolve(site.content, self.path, site.content.is_member(cookie))
         fault = site.faults.fault(self.path, response) if site.faults else None
         if fault is not None:
             site.record(self.command, self.path, fault.status, self.client_address[0])
@@ -89,7 +91,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(response.body)))
         self.end_headers()
         if send_body:
-            self.wfile.write(response.body)
+            # the client may give up on a large body (a download cancelled past its size cap)
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(response.body)
 
     def log_message(self, format: str, *args: object) -> None:
         """Silence the default stderr log; :class:`SiteServer` keeps its own."""
@@ -134,6 +138,7 @@ class SiteServer:
         self._requests: list[LogEntry] = []
         #: ``(monotonic time, client address, status)`` of each request, in arrival order.
         self.arrivals: list[tuple[float, str, int]] = []
+        self._times: list[float] = []
         self._httpd: _SiteHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -215,6 +220,7 @@ class SiteServer:
         with self._lock:
             self._requests.append((method, path, status))
             self.arrivals.append((time.monotonic(), address, status))
+            self._times.append(time.monotonic())
             if self.access_log is not None:
                 with self.access_log.open("a", encoding="utf-8") as log:
                     log.write(f"{method} {path} {status}\n")
@@ -225,6 +231,12 @@ class SiteServer:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def times(self) -> list[float]:
+        """When each request of :attr:`requests` was answered (``time.monotonic()``)."""
+        with self._lock:
+            return list(self._times)
+
     def count(self, path: str, method: str | None = None) -> int:
         """Requests for ``path`` (query strings ignored), optionally of one ``method``."""
         return count_requests(self.requests, path, method)
@@ -234,6 +246,7 @@ class SiteServer:
         with self._lock:
             self._requests.clear()
             self.arrivals.clear()
+            self._times.clear()
 
     def view(self) -> SiteView:
         """This site as one test sees it: its log starts now (see :class:`SiteView`)."""
@@ -272,6 +285,11 @@ class SiteView:
     def requests(self) -> list[LogEntry]:
         """The requests since this view began: ``(method, path with query, status)``."""
         return self.server.requests[self._start :]
+
+    @property
+    def times(self) -> list[float]:
+        """When each request of :attr:`requests` was answered (``time.monotonic()``)."""
+        return self.server.times[self._start :]
 
     def count(self, path: str, method: str | None = None) -> int:
         """Requests for ``path`` (query strings ignored) since this view began."""

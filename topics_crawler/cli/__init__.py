@@ -1,4 +1,5 @@
-"""Command-line tools outside ``scrapy crawl``: ``extract`` one saved page, ``report`` a dataset.
+"""Command-line tools outside ``scrapy crawl``: ``extract`` one saved page, ``report`` a dataset,
+``markdown`` its stories as files for a static site.
 
 Run as ``python -m topics_crawler`` or as the ``topics-crawler`` console script.
 
@@ -14,10 +15,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from topics_crawler.cli import extract, report
+from topics_crawler.cli import extract, markdown, report
 from topics_crawler.cli._errors import CliError
 
-COMMANDS: dict[str, ModuleType] = {"extract": extract, "report": report}
+COMMANDS: dict[str, ModuleType] = {"extract": extract, "report": report, "markdown": markdown}
 USAGE_ERROR = 2
 CONSOLE_SCRIPT = "topics-crawler"  # [project.scripts] in pyproject.toml
 

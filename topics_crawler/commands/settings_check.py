@@ -286,6 +286,22 @@ def secrets_error(settings: BaseSettings) -> str | None:
     return None
 
 
+def images_enabled(value: Any, settings: BaseSettings) -> str | None:
+    """A flag; when on, Pillow must be installed and the images must have a place."""
+    problem = flag(value, settings)
+    if problem is not None or not settings.getbool("IMAGES_ENABLED"):
+        return problem
+    from topics_crawler.pipelines.images import images_store  # noqa: PLC0415 (Scrapy's media)
+
+    try:
+        import PIL  # noqa: F401, PLC0415
+    except ImportError:
+        return "on, but Pillow is not installed: pip install 'topics_crawler[images]'"
+    if images_store(settings) is None:
+        return "on, but there is nowhere to store images: set IMAGES_STORE or DATASET_DIR, or -o"
+    return None
+
+
 _POSITIVE = number(minimum=0.0)
 _COUNT = number(minimum=0, whole=True)
 _RATIO = number(minimum=0.0, maximum=1.0)
@@ -360,6 +376,10 @@ RULES: dict[str, Check] = {
     "DEDUPE_STATE_CLASS": importable,
     "RATE_BUDGET_CLASS": importable_or_off,
     "DUPEFILTER_CLASS": importable,
+    "IMAGES_ENABLED": images_enabled,
+    "IMAGES_STORE": writable_dir,
+    "IMAGES_MAX_SIZE": number(minimum=1, whole=True),
+    "IMAGES_EXPIRES": _COUNT,
     # reliability
     "RETRY_ENABLED": flag,
     "RETRY_TIMES": _COUNT,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import shutil
 import sqlite3
 from collections.abc import Mapping
@@ -32,8 +33,8 @@ from scrapy.exceptions import NotConfigured
 
 from topics_crawler.dataset import lock
 from topics_crawler.dataset.commit import MergeResult, commit_stage, decode_rows, utc_now
-from topics_crawler.dataset.layout import ENTITIES, ENTITY_OF, STAGING_NAME
-from topics_crawler.dataset.manifest import check_schema_version
+from topics_crawler.dataset.layout import ENTITIES, ENTITY_OF, MANIFEST_NAME, STAGING_NAME
+from topics_crawler.dataset.manifest import check_schema_version, manifest_text, read_manifest
 from topics_crawler.dataset.snapshots import gone_sighting, sighting
 from topics_crawler.dataset.stage import STAGE_NAME, Stage
 from topics_crawler.errors import record_write_failure
@@ -91,6 +92,22 @@ def json_safe(value: Any) -> Any:
     except (TypeError, ValueError):
         return str(value)
     return value
+
+
+def record_audit(dataset_dir: Path) -> None:
+    """Put the completeness audit of the committed dataset into its manifest (``audit``);
+    derived data, so a failure is one warning and the dataset stays as committed."""
+    from topics_crawler.report.audit import load_audit  # noqa: PLC0415 (the report's reader)
+
+    path = dataset_dir / MANIFEST_NAME
+    temporary = path.with_name(f".{path.name}.audit")
+    try:
+        manifest = read_manifest(dataset_dir) or {}
+        manifest["audit"] = {"computed_at": utc_now(), **load_audit(dataset_dir, manifest)}
+        temporary.write_text(manifest_text(manifest), "utf-8")
+        os.replace(temporary, path)  # whole or not at all
+    except (OSError, ValueError) as exc:
+        logger.warning("Dataset %s: completeness audit not recorded: %s", dataset_dir, exc)
 
 
 def leftover_stages(dataset_dir: Path, own: Path) -> list[Path]:
@@ -297,6 +314,7 @@ class DatasetExtension:
             f"{t} {r.rows} (+{r.added} new, {r.changed} changed)" for t, r in results.items()
         )
         logger.info("Dataset %s updated: %s", self.dataset_dir, summary)
+        record_audit(self.dataset_dir)
         return results
 
     def _run_record(self, reason: str) -> dict[str, Any]:

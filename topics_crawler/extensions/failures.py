@@ -15,7 +15,9 @@ Where the file goes:
 
 A 404/410 for a story, author or publication means the entity was deleted: it
 is recorded with reason ``gone`` and counted as ``failures/gone`` only; every
-other failure counts in ``failures/total`` and ``failures/<reason>``.
+other failure of a page counts in ``failures/total`` and ``failures/<reason>``. A story's
+image (kind ``image``, :mod:`topics_crawler.pipelines.images`) is no page: it is listed
+and counted as ``failures/image/<reason>``, outside the pages' failure ratio.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ FAILURES_FILENAME = "failures.jsonl"
 GONE = "gone"
 GONE_STATUSES = frozenset({404, 410})
 ENTITY_KINDS = frozenset({"story", "author", "publication"})
+#: Failures of what is not a page (counted apart from the pages' ``failures/total``).
+ASSET_KINDS = frozenset({"image"})
 
 
 def failures_path(settings: BaseSettings) -> Path | None:
@@ -69,6 +73,7 @@ class FailureLog:
         self.crawler = crawler
         self.file: IO[str] | None = None
         self.reasons: Counter[str] = Counter()
+        self.assets: Counter[tuple[str, str]] = Counter()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -108,18 +113,20 @@ class FailureLog:
         kind: str,
         status: int | None,
         reason: str,
-        attempts: int,
+        attempts: int | None,
         *,
         detail: str | None = None,
         **_kwargs: Any,
     ) -> None:
         recorded = failure_reason(kind, status, reason)
-        self.reasons[recorded] += 1
-        if recorded == GONE:
-            self.stats.inc_value(f"failures/{GONE}")
+        if kind in ASSET_KINDS:
+            self.assets[kind, recorded] += 1
+            self.stats.inc_value(f"failures/{kind}/{recorded}")
         else:
-            self.stats.inc_value("failures/total")
-            self.stats.inc_value(f"failures/{recorded}")
+            self.reasons[recorded] += 1
+            self.stats.inc_value(f"failures/{GONE}" if recorded == GONE else "failures/total")
+            if recorded != GONE:
+                self.stats.inc_value(f"failures/{recorded}")
         record = {
             "url": url,
             "kind": kind,
@@ -144,8 +151,11 @@ class FailureLog:
             except OSError as exc:
                 self._fail(exc)
             self.file = None
-        if not self.reasons:
-            return
-        summary = ", ".join(f"{reason}: {n}" for reason, n in self.reasons.most_common())
         where = f"; listed in {self.path}" if self.path is not None else ""
-        logger.info("Pages that failed for good: %s%s", summary, where)
+        if self.reasons:
+            summary = ", ".join(f"{reason}: {n}" for reason, n in self.reasons.most_common())
+            logger.info("Pages that failed for good: %s%s", summary, where)
+        if self.assets:
+            counts = self.assets.most_common()
+            summary = ", ".join(f"{kind} {reason}: {n}" for (kind, reason), n in counts)
+            logger.info("Not stored: %s%s", summary, where)

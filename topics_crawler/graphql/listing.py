@@ -9,6 +9,8 @@ every listed post (:func:`~topics_crawler.pages._posts.listing_story`,
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from topics_crawler.graphql.tag_archive import ArchivePage
 from topics_crawler.items import Item
 from topics_crawler.items.values import unique
@@ -28,7 +30,8 @@ def archive_result(page: ArchivePage, url: str, scraped_at: str) -> PageResult:
     result = PageResult(kind="json", url=url)
     stories = [listing_story(node, scraped_at) for node in nodes]
     people = [item for node in nodes for item in _node_entities(node, scraped_at)]
-    result.items = [*stories, *_unique_entities(people)]
+    listed = [*stories, *_unique_entities(people)]
+    result.items = [replace(item, data_source="graphql") for item in listed]  # one payload
     links: list[MediumLink | None] = []
     for item in result.items:
         link = classify_url(item.url, custom_domains=domains) if item.url else None

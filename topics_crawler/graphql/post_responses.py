@@ -281,6 +281,7 @@ class _Walk:
             is_member_only=entry.bool("isLocked"),
             claps=_count(entry.value("clapCount")),
             published_at=parse_timestamp(entry.scalar("firstPublishedAt"))[0],
+            data_source="graphql",
             scraped_at=self.scraped_at,
         )
 

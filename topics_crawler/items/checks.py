@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from topics_crawler.items.access import ACCESS_LEVELS
 from topics_crawler.items.values import (
     COUNT_MAX,
     ISO_FORMAT,
@@ -33,6 +34,7 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9\-_]{0,99}$")
 DOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9\-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9\-]*[a-z0-9])?)+$")
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{2,8})?$")
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+SOURCE_RE = re.compile(r"^[a-z]+(\+[a-z]+)*$")
 
 Check = Callable[[Any], str | None]
 """A format check: None when the (non-None) value is fine, else the problem name."""
@@ -107,6 +109,16 @@ def refusal(raw: str, *, numeric: bool = False, timestamp: bool = False) -> str:
     if numeric and NUMBER_TEXT_RE.match(text):
         return "out_of_range"
     return "unreadable"
+
+
+def check_share(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return "not_number"
+    return None if 0 <= value <= 1 else "not_share"
+
+
+def check_access(value: Any) -> str | None:
+    return None if value in ACCESS_LEVELS else "bad_access"
 
 
 def check_bool(value: Any) -> str | None:

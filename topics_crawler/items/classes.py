@@ -28,6 +28,14 @@ from itemadapter import ItemAdapter
 
 from topics_crawler.items.fields import Kind, identity_fields, spec
 
+#: Every item type's ``data_source`` (:func:`topics_crawler.items.layers.pick_named`).
+DATA_SOURCE_DOC = (
+    "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded state),"
+    " ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``, ``json``"
+    " (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+    " (``state+jsonld``, ``state+card``)."
+)
+
 
 @dataclass(kw_only=True)
 class Story:
@@ -125,6 +133,16 @@ class Story:
         "Detected language, ISO 639-1 code (``en``), when Medium states it.",
     )
     image_url: str | None = spec(Kind.LINK, "Preview image URL (``https://miro.medium.com/...``).")
+    images: list[dict[str, str | None]] = spec(
+        Kind.RECORD_LIST,
+        "The story's images as the crawl stored them (``-s IMAGES_ENABLED=1``; empty"
+        ' otherwise): the preview image, then the body\'s, each ``{"role": "preview"|'
+        '"body", "url", "path", "checksum", "failure"}``: ``path`` the local copy'
+        " (``images/full/<sha1>.jpg``, relative to the dataset or feed folder), ``checksum``"
+        " its MD5, ``failure`` why it could not be stored (``path`` None).",
+        members=("role", "url", "path", "checksum", "failure"),
+        factory=list,
+    )
     text: str | None = spec(
         Kind.BODY,
         "Body as Markdown-flavoured plain text: paragraphs separated by blank lines.",
@@ -132,6 +150,17 @@ class Story:
     text_is_preview: bool | None = spec(
         Kind.BOOL,
         "True when ``text`` is only the preview a logged-out reader sees (locked story).",
+    )
+    access: str | None = spec(
+        Kind.ACCESS,
+        "How much of the story ``text`` holds: ``full``, ``preview`` (a member-only story as a"
+        " logged-out reader sees it) or ``full_with_session`` (a member-only story shown whole"
+        " to the user's own session cookie); None without text. No wall is bypassed.",
+    )
+    preview_share: float | None = spec(
+        Kind.SHARE,
+        "A preview's words over the story's word count, where Medium states the count"
+        " (0.3127); None otherwise.",
     )
     markdown: str | None = spec(
         Kind.BODY,
@@ -144,6 +173,7 @@ class Story:
         "Post id of the story (or response) this story answers, when it is a response; "
         "None for a story that answers nothing.",
     )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -191,6 +221,7 @@ class Author:
         "True when the author is a paying Medium member; None when the page does not say.",
     )
     image_url: str | None = spec(Kind.LINK, "Avatar URL.")
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -241,6 +272,7 @@ class Publication:
         Kind.RAW,
         "Source text of ``followers`` when it was abbreviated.",
     )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -352,6 +384,7 @@ class TagPage:
         members=("kind", "id", "username", "slug", "name"),
         factory=list,
     )
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
@@ -408,6 +441,7 @@ class StoryResponse:
     is_member_only: bool | None = spec(Kind.BOOL, "True for a member-only (locked) response.")
     claps: int | None = spec(Kind.COUNT, "Clap count, Count.")
     published_at: str | None = spec(Kind.TIMESTAMP, "First publication time, Timestamp (UTC).")
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the response was fetched, Timestamp (UTC).",
@@ -452,6 +486,7 @@ class TagEdge:
         required=True,
     )
     url: str | None = spec(Kind.URL, "The tag page the edge was read from.")
+    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     scraped_at: str | None = spec(
         Kind.TIMESTAMP,
         "When the tag page was fetched, Timestamp (UTC).",

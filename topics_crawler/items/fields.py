@@ -25,8 +25,10 @@ from topics_crawler.items.checks import (
     HEX_ID_RE,
     LANGUAGE_RE,
     SLUG_RE,
+    SOURCE_RE,
     USERNAME_RE,
     Check,
+    check_access,
     check_any,
     check_bool,
     check_canonical,
@@ -35,6 +37,7 @@ from topics_crawler.items.checks import (
     check_minutes,
     check_record_list,
     check_sections,
+    check_share,
     check_tag,
     check_tag_list,
     check_text,
@@ -55,6 +58,7 @@ from topics_crawler.items.normalisers import (
     as_raw,
     as_record_list,
     as_sections,
+    as_share,
     as_tag,
     as_tag_list,
     as_text,
@@ -161,6 +165,19 @@ class Kind(Enum):
     MINUTES = KindSpec(
         "Non-negative float (reading time).", as_minutes, check_minutes, arrow_column(pa.float64())
     )
+    SOURCE = KindSpec(
+        "Layer names joined by ``+`` (``state+jsonld``; :data:`.layers.SOURCES`).",
+        as_lower, matches(SOURCE_RE, "bad_source"), STRING,
+    )  # fmt: skip
+    SHARE = KindSpec(
+        "A fraction from 0 to 1 (a preview's share of a story).",
+        as_share, check_share, arrow_column(pa.float64()),
+    )  # fmt: skip
+    ACCESS = KindSpec(
+        "How much of a story a row holds: ``full``, ``preview``, ``full_with_session``"
+        " (:mod:`topics_crawler.items.access`).",
+        as_lower, check_access, STRING,
+    )  # fmt: skip
     BOOL = KindSpec("True / False / None.", as_bool, check_bool, arrow_column(pa.bool_()))
     RAW = KindSpec(
         "Source text companion of another field; kept as given (trimmed).",

@@ -1,11 +1,13 @@
-"""Combining field values from several sources of one page, best source first.
+"""Combining field values from several sources of one page, best source first, and naming them.
 
 A *layer* is a plain mapping of item field → value (a page's embedded state,
 JSON-LD, meta tags, DOM hooks; or the item a listing card gave). Every parser
 combines layers with these rules: the first non-empty value wins (:func:`pick`), a
 ``*_raw`` companion travels with its value (:func:`pick_paired`), on items
 :func:`fill_missing`. Records of one entity from different pages or runs are merged
-by the richer-value rule of :mod:`topics_crawler.items.merge` instead.
+by the richer-value rule of :mod:`topics_crawler.items.merge` instead. A parser that names
+its layers (:func:`pick_named`) also gets the row's ``data_source``: the layers that gave it
+at least one value, in :data:`SOURCES` order, joined by ``+`` (``state+jsonld``, ``card``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,13 @@ if TYPE_CHECKING:
     from topics_crawler.items.classes import Item
 
 RAW_SUFFIX = "_raw"
+DATA_SOURCE = "data_source"
+#: Every layer name a row's ``data_source`` may hold, in the order they are written: a page's
+#: embedded state, its JSON-LD, its meta tags, its DOM, its URL; a listing card; Medium's
+#: GraphQL endpoint, a ``?format=json`` payload, an RSS feed, a day archive page.
+SOURCES = ("state", "jsonld", "meta", "dom", "url", "card", "graphql", "json", "feed", "archive")
+#: Fields that are no value of the entity (left out when naming the layers used).
+_NOT_VALUES = frozenset({DATA_SOURCE, "item_type", "scraped_at"})
 
 
 def is_empty(value: Any) -> bool:
@@ -62,16 +71,40 @@ def pick_paired(*layers: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def join_sources(*sources: str | None) -> str | None:
+    """``data_source`` values united: each layer once, in :data:`SOURCES` order."""
+    names = {name for source in sources if source for name in source.split("+") if name}
+    ordered = sorted(names, key=lambda n: (SOURCES.index(n) if n in SOURCES else len(SOURCES), n))
+    return "+".join(ordered) or None
+
+
+def pick_named(*layers: tuple[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`pick_paired` of ``(name, layer)`` pairs, plus ``data_source``: the names of the
+    layers that gave at least one value of the result."""
+    merged = pick_paired(*(layer for _, layer in layers))
+    used = set()
+    for key in merged:
+        if key in _NOT_VALUES or key.endswith(RAW_SUFFIX):
+            continue
+        used.add(next(name for name, layer in layers if not is_empty(layer.get(key))))
+    merged[DATA_SOURCE] = join_sources(*used)
+    return merged
+
+
 def fill_missing(item: Item, other: Item) -> Item:
     """Copy of ``item`` with its empty fields filled from ``other`` (same type).
 
     :func:`pick_paired` on two items: inside a parser, what one part of the page gave
     fills the gaps of another; the page's values win. A ``*_raw`` field travels with its
-    value: it is taken from ``other`` only together with that value.
+    value: it is taken from ``other`` only together with that value; ``data_source`` names
+    both when ``other`` filled a gap.
     """
     if type(item) is not type(other):
         raise TypeError(f"cannot merge {other.item_type} into {item.item_type}")
     names = [f.name for f in fields(item) if f.init]
     own = {name: getattr(item, name) for name in names}
     theirs = {name: getattr(other, name) for name in names}
-    return replace(item, **pick_paired(own, theirs))
+    merged = pick_paired(own, theirs)
+    if any(is_empty(own[name]) and not is_empty(theirs[name]) for name in names):
+        merged[DATA_SOURCE] = join_sources(own.get(DATA_SOURCE), theirs.get(DATA_SOURCE))
+    return replace(item, **merged)

@@ -42,8 +42,10 @@ richer record *R* and the other *O*; at equal richness the later arrival is *R*
 4. otherwise *R*'s value wins, counts included (a page beats a card; between
    equals, the later arrival's fresher count).
 
-A ``*_raw`` companion travels with its value, and so does ``text_is_preview``
-with ``text``. ``scraped_at`` of the merge is the later of the two.
+A ``*_raw`` companion travels with its value, and so do ``text_is_preview``, ``access``
+and ``preview_share`` with ``text``. ``data_source`` is the richer record's, or both
+records' layers when the other one gave a value. ``scraped_at`` of the merge is the later
+of the two.
 """
 
 from __future__ import annotations
@@ -56,9 +58,11 @@ from typing import Any
 
 from topics_crawler.items import ITEM_CLASSES, Item, Story, entity_keys, item_to_dict
 from topics_crawler.items.fields import Kind, kinds, raw_companion
-from topics_crawler.items.layers import is_empty
+from topics_crawler.items.layers import DATA_SOURCE, is_empty, join_sources
 
-_NOT_DATA = frozenset({"item_type", "scraped_at"})
+_NOT_DATA = frozenset({"item_type", "scraped_at", DATA_SOURCE})
+#: A story's fields that describe its ``text`` and move with it.
+_TRAVEL_WITH_TEXT = frozenset({"text_is_preview", "access", "preview_share"})
 #: Request meta key holding the identity key of the entity a request fetches.
 ENTITY_KEY_META = "entity_key"
 #: Link kinds (:class:`topics_crawler.urls.MediumLink`) → the item type they lead to.
@@ -96,9 +100,23 @@ def merge_items(earlier: Item, later: Item) -> Item:
 _PREVIEW_ELLIPSES = ("…", "...")
 
 
+#: Fields a crawl fills only when asked (``images``): left out of the content while empty,
+#: so a run without them does not count every entity as changed.
+_ON_REQUEST = frozenset({"images"})
+
+
+#: What is said about a record, not in it: when it was read and which layers gave it.
+_NOT_CONTENT = frozenset({"scraped_at", DATA_SOURCE})
+
+
 def content_of(record: dict[str, Any]) -> dict[str, Any]:
-    """The record without ``scraped_at``: what "changed" and the content hash look at."""
-    return {name: value for name, value in record.items() if name != "scraped_at"}
+    """The record without ``scraped_at`` and ``data_source`` (nor an empty field of
+    :data:`_ON_REQUEST`): what "changed" and the content hash look at."""
+    return {
+        name: value
+        for name, value in record.items()
+        if name not in _NOT_CONTENT and not (name in _ON_REQUEST and is_empty(value))
+    }
 
 
 def content_hash(record: dict[str, Any]) -> str:
@@ -126,13 +144,17 @@ def merge_records(item_type: str, earlier: dict[str, Any], later: dict[str, Any]
     richer, other = (later, earlier) if later_is_richer else (earlier, later)
     merged = dict(richer)
     item_class = ITEM_CLASSES[item_type]
+    took_other = False
     for name, kind in kinds(item_class).items():
-        if name in _NOT_DATA or kind is Kind.RAW or name == "text_is_preview":
+        if name in _NOT_DATA or kind is Kind.RAW or name in _TRAVEL_WITH_TEXT:
             continue
         if _other_wins(item_class, name, kind, richer, other):
+            took_other = True
             for moving in _travelling_with(item_class, name):
                 merged[moving] = other.get(moving)
     merged["scraped_at"] = _later_timestamp(earlier.get("scraped_at"), later.get("scraped_at"))
+    if took_other:  # the row's values came from both: it names the layers of both
+        merged[DATA_SOURCE] = join_sources(richer.get(DATA_SOURCE), other.get(DATA_SOURCE))
     return merged
 
 
@@ -155,13 +177,14 @@ def _other_wins(
 
 
 def _travelling_with(item_class: type, name: str) -> list[str]:
-    """The field and what moves with it: its ``*_raw`` companion, ``text_is_preview``."""
+    """The field and what moves with it: its ``*_raw`` companion; with a story's ``text``,
+    ``text_is_preview``, ``access`` and ``preview_share``."""
     moving = [name]
     companion = raw_companion(item_class, name)
     if companion:
         moving.append(companion)
     if item_class is Story and name == "text":
-        moving.append("text_is_preview")
+        moving += sorted(_TRAVEL_WITH_TEXT)
     return moving
 
 

@@ -10,6 +10,7 @@ parsers use where they read a value) and are idempotent.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -117,6 +118,16 @@ def as_minutes(value: Any, now: datetime) -> tuple[float | None, None]:
     if minutes is None:
         raise Unreadable(value)
     return minutes, None
+
+
+def as_share(value: Any, now: datetime) -> tuple[float, None]:
+    try:
+        share = float(value)
+    except (TypeError, ValueError):
+        raise Unreadable(value) from None
+    if math.isnan(share):
+        raise Unreadable(value)
+    return share, None
 
 
 def as_bool(value: Any, now: datetime) -> tuple[bool, None]:

@@ -8,6 +8,7 @@ in :attr:`PageResult.errors`, so a broken page is counted and logged, not lost.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 
 from topics_crawler.items.layers import pick
@@ -74,6 +75,13 @@ def detect_kind(doc: Document) -> PageKind:
     return "unknown"
 
 
+#: Page kinds whose items come from one payload: their ``data_source`` is its name.
+WHOLE_PAGE_SOURCES: dict[PageKind, str] = {
+    "feed": "feed",
+    "json": "json",
+    "graphql": "graphql",
+    "tag_archive": "archive",
+}
 PARSERS: dict[PageKind, Callable[[Document], PageResult]] = {
     "story": parse_story,
     "author": parse_author,
@@ -107,6 +115,9 @@ def parse_page(
     except Exception as exc:  # a parser bug must not crash the crawl
         errors = [*doc.errors, f"parser crashed: {exc!r}"]
         return PageResult(kind=page_kind, url=url, errors=errors, signals=list(doc.signals))
+    whole_page = WHOLE_PAGE_SOURCES.get(page_kind)
+    if whole_page is not None:  # every value of these came from the one payload
+        result.items = [replace(item, data_source=whole_page) for item in result.items]
     for reason in doc.errors:
         if reason not in result.errors:
             result.errors.append(reason)

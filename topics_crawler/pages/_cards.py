@@ -10,7 +10,7 @@ Two layers describe the same card:
   :mod:`topics_crawler.pages.state`; :func:`~topics_crawler.pages._posts.listing_story`)
   give ids, exact timestamps and counts.
 
-:func:`parse_cards` combines them per field with :func:`~topics_crawler.items.layers.pick_paired`.
+:func:`parse_cards` combines them per field with :func:`~topics_crawler.items.layers.pick_named`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import lxml.html
 from lxml import etree
 
 from topics_crawler.items import Story
-from topics_crawler.items.layers import pick_paired
+from topics_crawler.items.layers import pick_named
 from topics_crawler.items.values import clean_text, read_count, shown_time, unique
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._posts import is_stub, listing_story
@@ -123,7 +123,7 @@ def parse_cards(
 
 def story_layer(story: Story) -> dict[str, Any]:
     """The filled fields of a (state) Story, as a layer for :func:`combine_layers`."""
-    skipped = ("item_type", "scraped_at")
+    skipped = ("item_type", "scraped_at", "data_source")
     values = {f.name: getattr(story, f.name) for f in fields(story) if f.name not in skipped}
     return {name: value for name, value in values.items() if value not in (None, "", [])}
 
@@ -131,7 +131,7 @@ def story_layer(story: Story) -> dict[str, Any]:
 def combine_layers(html_layer: dict[str, Any], state_layer: dict[str, Any]) -> dict[str, Any]:
     """HTML first for what the reader sees, state first for ids, exact times and counts."""
     seen = {k: v for k, v in html_layer.items() if k in HTML_FIRST}
-    return pick_paired(seen, state_layer, html_layer)
+    return pick_named(("card", seen), ("state", state_layer), ("card", html_layer))
 
 
 def _card_elements(

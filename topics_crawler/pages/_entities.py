@@ -92,6 +92,7 @@ def author_from_user(user: Node, scraped_at: str) -> Author:
         following=following,
         is_member=_is_member(user),
         image_url=avatar_url(user.str("imageId")),
+        data_source="state",
         scraped_at=scraped_at,
     )
 
@@ -124,6 +125,7 @@ def publication_from_collection(collection: Node, scraped_at: str) -> Publicatio
         description=clean_text(description),
         followers=followers,
         followers_raw=followers_raw,
+        data_source="state",
         scraped_at=scraped_at,
     )
 
@@ -160,6 +162,7 @@ def author_from_legacy_user(user: Node, state: State, scraped_at: str) -> Author
         following=following,
         is_member=member_since(user.scalar("mediumMemberAt")),
         image_url=avatar_url(user.str("imageId")),
+        data_source="state",
         scraped_at=scraped_at,
     )
 
@@ -179,5 +182,6 @@ def publication_from_legacy_collection(collection: Node, scraped_at: str) -> Pub
         description=clean_text(collection.str("description")),
         followers=followers,
         followers_raw=followers_raw,
+        data_source="state",
         scraped_at=scraped_at,
     )

@@ -102,6 +102,7 @@ def posting_story(posting: Node, doc: Document) -> Story | None:
         updated_at=parse_timestamp(posting.str("dateModified"))[0],
         is_member_only=(not free) if free is not None else None,
         image_url=image,
+        data_source="jsonld",
         scraped_at=doc.scraped_at,
     )
 

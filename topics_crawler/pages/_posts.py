@@ -208,6 +208,7 @@ def listing_story(post: Node, scraped_at: str) -> Story:
         url=canonical_url(state_url) if state_url else None,
         word_count=read_count(post.scalar("wordCount"))[0],
         image_url=post_image_url(post),
+        data_source="state",
         scraped_at=scraped_at,
     )
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from topics_crawler.items.access import access_level
 from topics_crawler.items.values import (
     clean_text,
     parse_reading_time,
@@ -195,9 +196,9 @@ def legacy_markup_layer(doc: Document) -> dict[str, Any]:
 #: The layers below JSON-LD, in order, with the fields each can give: they read only the
 #: tree and the meta tags (no notes), so one whose fields the better layers all filled is
 #: not run — :func:`~topics_crawler.items.layers.pick` would take none of its values.
-HTML_LAYERS: tuple[tuple[frozenset[str], Callable[[Document], dict[str, Any]]], ...] = (
-    (frozenset({"title"}), legacy_markup_layer),
-    (META_FIELDS, meta_layer),
+HTML_LAYERS: tuple[tuple[frozenset[str], str, Callable[[Document], dict[str, Any]]], ...] = (
+    (frozenset({"title"}), "dom", legacy_markup_layer),
+    (META_FIELDS, "meta", meta_layer),
 )
 
 
@@ -321,6 +322,7 @@ def _dom_body(doc: Document) -> dict[str, Any]:
         "text": text,
         "markdown": render_markdown(blocks, preview=locked),
         "text_is_preview": locked if text else None,
+        "access": access_level(bool(text), locked),
         "word_count": count_words(text) if text and not locked else None,
     }
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from topics_crawler.items import Author, Publication
+from topics_crawler.items.access import access_level, preview_share
 from topics_crawler.items.values import clean_text, parse_timestamp, read_count, tag_slug, unique
 from topics_crawler.pages._body import count_words, render_paragraphs
 from topics_crawler.pages._entities import (
@@ -47,16 +48,22 @@ class StoryState:
     """Story field → value (a :func:`pick` layer)."""
     author: Author | None = None
     publication: Publication | None = None
+    source: str = "state"
+    """The ``data_source`` name of the layer."""
 
 
 def _text_fields(text: str | None, preview: bool | None, word_count: Any) -> dict[str, Any]:
-    """Body text, preview flag and word count (counted only from a full text)."""
-    words = read_count(word_count)[0]
+    """Body text, preview flag, access level, word count (counted only from a full text)
+    and, for a preview, its share of the words Medium states."""
+    stated = read_count(word_count)[0]
+    words = stated
     if words is None and text and preview is False:
         words = count_words(text)
     return {
         "text": text,
         "text_is_preview": preview if text else None,
+        "access": access_level(bool(text), preview),
+        "preview_share": preview_share(count_words(text), stated) if text and preview else None,
         "word_count": words,
     }
 

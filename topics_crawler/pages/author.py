@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, fill_missing, item_to_dict
-from topics_crawler.items.layers import pick_paired
+from topics_crawler.items.layers import pick_named
 from topics_crawler.items.values import clean_text
 from topics_crawler.pages._cards import parse_cards
 from topics_crawler.pages._document import Document
@@ -136,7 +136,7 @@ def _legacy_post_story(post: Node, state: State, scraped_at: str) -> Story | Non
     state_url = fields.pop("state_url", None)
     url = canonical_url(str(state_url)) if state_url else None
     fields["url"] = url or legacy_post_url(post, found.author, found.publication)
-    return Story(**fields, scraped_at=scraped_at)
+    return Story(**fields, data_source="state", scraped_at=scraped_at)
 
 
 def _legacy_cursor(paging: Node | None, owner: str | None) -> list[ListingCursor]:
@@ -176,7 +176,7 @@ def _story_link(story: Story) -> MediumLink | None:
 
 def _fill_author_from_page(result: PageResult, doc: Document) -> None:
     """Fill what the legacy user object lacks from the page's meta tags and DOM."""
-    page_author = Author(**_page_layers(doc), scraped_at=doc.scraped_at)
+    page_author = Author(**pick_named(*_page_layers(doc)), scraped_at=doc.scraped_at)
     for index, item in enumerate(result.items):
         if isinstance(item, Author):
             merged = fill_missing(item, page_author)
@@ -195,7 +195,7 @@ def _parse_profile_page(doc: Document) -> PageResult:
     username = page_username(doc)
     user = find_user(state, username) if state is not None else None
     state_layer = _state_layer(user, doc.scraped_at) if user is not None else {}
-    fields = pick_paired(state_layer, _page_layers(doc))
+    fields = pick_named(("state", state_layer), *_page_layers(doc))
     if not fields.get("name") and not fields.get("author_id"):
         doc.error("no profile data found")
         return result
@@ -296,9 +296,9 @@ def _state_layer(user: Node, scraped_at: str) -> dict[str, Any]:
     return data
 
 
-def _page_layers(doc: Document) -> dict[str, Any]:
-    """Meta tags, then DOM hooks, combined (counts keep their own ``*_raw`` text)."""
-    return pick_paired(_meta_layer(doc), _dom_layer(doc))
+def _page_layers(doc: Document) -> list[tuple[str, dict[str, Any]]]:
+    """Meta tags, then DOM hooks, named (counts keep their own ``*_raw`` text)."""
+    return [("meta", _meta_layer(doc)), ("dom", _dom_layer(doc))]
 
 
 def _meta_layer(doc: Document) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import lxml.html
 from lxml import etree
 
 from topics_crawler.items import Author, Item, Publication, Story
+from topics_crawler.items.access import access_level
 from topics_crawler.items.values import clean_text, parse_timestamp, tag_slug, unique
 from topics_crawler.pages._body import Paragraph, render_paragraphs
 from topics_crawler.pages._document import Document
@@ -236,6 +237,7 @@ def _story(element: etree._Element, owner: FeedOwner | None, scraped_at: str) ->
         image_url=body.image_url,
         text=body.text,
         text_is_preview=body.is_preview if body.text else None,
+        access=access_level(bool(body.text), body.is_preview),
         markdown=body.markdown,
         publication_name=body.publication_name,
         scraped_at=scraped_at,

@@ -32,7 +32,7 @@ Rendering rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from topics_crawler.pages._markdown_inline import (
     destination,
@@ -72,9 +72,11 @@ __all__ = [
     "Markup",
     "apollo_blocks",
     "embed_url",
+    "image_links",
     "legacy_blocks",
     "render_markdown",
     "utf16_markups",
+    "with_image_links",
 ]
 
 PREVIEW_NOTICE = (
@@ -84,6 +86,10 @@ PREVIEW_NOTICE = (
 _HEADING_LEVEL = {"H1": 2, "H2": 2, "H3": 3, "H4": 4}
 _LIST_KINDS = frozenset({"ULI", "OLI"})
 _QUOTE_KINDS = frozenset({"BQ", "PQ"})
+#: A figure as :func:`_figure` writes it, at the start of a block: ``![alt](destination)``.
+_FIGURE_RE = re.compile(r"!\[(?:[^\]\\\n]|\\.)*\]\(((?:[^()\\\s]|\\.)*)\)")
+_FENCE_RE = re.compile(r"^(`{3,})")
+_UNESCAPE_RE = re.compile(r"\\([()\\])")
 
 
 def render_markdown(blocks: Sequence[Block], *, preview: bool = False) -> str | None:
@@ -143,6 +149,45 @@ def _figure(block: Block) -> str:
     alt = escape(block.alt or "").replace("\n", " ")
     image = f"![{alt}]({destination(block.src)})"
     return f"{image}\n{caption}" if caption else image
+
+
+def image_links(markdown: str) -> list[str]:
+    """The image URLs of a body rendered by :func:`render_markdown`, in order, each once
+    (the figures' destinations; text that only looks like one, in code, is skipped)."""
+    if "![" not in markdown:
+        return []
+    found = (url for _, _, url in _figures(markdown.split("\n")))
+    return list(dict.fromkeys(found))
+
+
+def with_image_links(markdown: str, replacements: Mapping[str, str]) -> str:
+    """``markdown`` with each figure whose URL is a key of ``replacements`` pointing at its
+    value instead (a local copy); everything else byte for byte."""
+    if "![" not in markdown or not replacements:
+        return markdown
+    lines = markdown.split("\n")
+    for index, figure, url in list(_figures(lines)):
+        if url in replacements:
+            line = lines[index]
+            new = destination(replacements[url])
+            lines[index] = line[: figure.start(1)] + new + line[figure.end(1) :]
+    return "\n".join(lines)
+
+
+def _figures(lines: list[str]) -> Iterator[tuple[int, re.Match[str], str]]:
+    """``(line index, match, URL)`` of each figure that starts a block outside code."""
+    fence: str | None = None
+    previous = ""
+    for index, line in enumerate(lines):
+        opening = _FENCE_RE.match(line)
+        if fence is not None:
+            if line.rstrip() == fence:
+                fence = None
+        elif opening is not None:
+            fence = opening.group(1)
+        elif not previous and (figure := _FIGURE_RE.match(line)) is not None:
+            yield index, figure, _UNESCAPE_RE.sub(r"\1", figure.group(1))
+        previous = line
 
 
 def _caption(block: Block) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Item, Publication, item_to_dict
-from topics_crawler.items.layers import pick_paired
+from topics_crawler.items.layers import pick_named
 from topics_crawler.items.values import clean_text
 from topics_crawler.pages._cards import parse_cards
 from topics_crawler.pages._document import Document
@@ -53,7 +53,12 @@ def parse_publication(doc: Document) -> PageResult:
     state = doc.apollo_state
     collection = find_collection(state, home) if state is not None else None
     state_layer = _state_layer(collection, doc.scraped_at) if collection is not None else {}
-    fields = pick_paired(state_layer, _meta_layer(doc), home.layer(), _dom_layer(doc))
+    fields = pick_named(
+        ("state", state_layer),
+        ("meta", _meta_layer(doc)),
+        ("url", home.layer()),
+        ("dom", _dom_layer(doc)),
+    )
     if not fields.get("name") and not state_layer:
         doc.error("no publication data found")
         return result

@@ -18,7 +18,7 @@ from dataclasses import fields
 from typing import Any
 
 from topics_crawler.items import Item, Publication, Story
-from topics_crawler.items.layers import pick, pick_paired
+from topics_crawler.items.layers import pick, pick_named
 from topics_crawler.pages._document import Document
 from topics_crawler.pages._result import PageResult, unique_links
 from topics_crawler.pages._story_html import (
@@ -68,15 +68,15 @@ _BODY_FIELDS = ("text", "is_member_only", "markdown")
 def parse_story(doc: Document) -> PageResult:
     """Parse a story page; never raises, problems go to ``errors``."""
     state = story_state(doc)
-    layers = [state.fields, json_ld_layer(doc)]
-    for gives, layer in HTML_LAYERS:  # each only when it can fill a field still empty
-        if not gives <= pick(*layers).keys():
-            layers.append(layer(doc))
-    wanted = dom_fields_wanted(pick(*layers), state)
+    named = [(state.source, state.fields), ("jsonld", json_ld_layer(doc))]
+    for gives, name, layer in HTML_LAYERS:  # each only when it can fill a field still empty
+        if not gives <= pick(*(fields for _, fields in named)).keys():
+            named.append((name, layer(doc)))
+    wanted = dom_fields_wanted(pick(*(fields for _, fields in named)), state)
     if wanted:
-        layers.append(dom_layer(doc, wanted))
-    layers += [url_layer(doc.canonical_link), url_layer(doc.url)]
-    merged = pick_paired(*layers)
+        named.append(("dom", dom_layer(doc, wanted)))
+    named += [("url", url_layer(doc.canonical_link)), ("url", url_layer(doc.url))]
+    merged = pick_named(*named)
     story = build_story(doc, merged, html_url_candidates(doc, state))
     if story.story_id is None:
         return PageResult(

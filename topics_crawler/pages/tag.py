@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
-from topics_crawler.items.layers import pick_paired
+from topics_crawler.items.layers import join_sources, pick_named
 from topics_crawler.items.values import clean_text, tag_slug, unique
 from topics_crawler.pages._cards import Card, PageLinks, parse_cards
 from topics_crawler.pages._document import Document
@@ -84,11 +84,11 @@ def parse_tag(doc: Document) -> PageResult:
     slug = url_slug or (tag_state.slug if tag_state else None)
     cards = parse_cards(doc, links=links)
     outline = read_outline(doc.tree, cards, links)
-    fields = pick_paired(
-        tag_state.fields if tag_state else {},
-        _json_ld_fields(doc, slug),
-        _meta_fields(doc),
-        _dom_fields(outline),
+    fields = pick_named(
+        ("state", tag_state.fields if tag_state else {}),
+        ("jsonld", _json_ld_fields(doc, slug)),
+        ("meta", _meta_fields(doc)),
+        ("dom", _dom_fields(outline)),
     )
     dom_sections, subtopics = _dom_sections(outline)
     postings = read_postings(doc, tag_state.json_ld if tag_state else None)
@@ -99,6 +99,11 @@ def parse_tag(doc: Document) -> PageResult:
     stories = _merge_stories(cards, sections, tag_state, doc.scraped_at, postings.stories)
     who = _who_to_follow(outline, state)
     writers = tag_state.writers if tag_state else []
+    fields["data_source"] = join_sources(
+        fields.get("data_source"),
+        "dom" if dom_sections or subtopics or who else None,
+        "state" if tag_state and (tag_state.sections or writers) else None,
+    )
     page = TagPage(
         **{k: v for k, v in fields.items() if k not in ("tag", "url")},
         tag=slug,

@@ -36,6 +36,7 @@ def tag_edges(page: TagPage) -> list[TagEdge]:
                     kind=kind,
                     rank=rank,
                     url=page.url,
+                    data_source=page.data_source,
                     scraped_at=page.scraped_at,
                 )
             )

@@ -5,13 +5,14 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from topics_crawler.dataset import ENTITIES
 from topics_crawler.report import summary
+from topics_crawler.report.audit import audit_tables, load_audit
 from topics_crawler.report.load import ReportData, load_failures
 from topics_crawler.report.topic_graph import NO_EDGES, TopicGraph, caption, load_topic_graph, svg
-from topics_crawler.report.web import web_page
+from topics_crawler.report.web import table, web_page
 
 if TYPE_CHECKING:
     from topics_crawler.report.charts import Chart
@@ -19,6 +20,13 @@ if TYPE_CHECKING:
 TITLE = "Dataset report"
 GRAPH_TITLE = "Topic graph"
 GRAPH_FILE = "topic_graph.svg"
+AUDIT_TITLE = "Completeness"
+AUDIT_CAPTION = (
+    "What Medium states (a tag page's story count, followers) beside what the dataset holds;"
+    " the member-only share of the stories held whose access is known; how the last run"
+    " listed each tag; and why stories may be missing (the listing, the run's caps, failed"
+    " pages)."
+)
 
 
 def facts(data: ReportData) -> list[tuple[str, str]]:
@@ -47,9 +55,25 @@ def topic_graph_of(data: ReportData) -> TopicGraph | None:
     return load_topic_graph(data.directory, data.manifest.get("tags") or [])
 
 
+def completeness_of(data: ReportData) -> dict[str, Any]:
+    """The completeness audit of the dataset (:mod:`topics_crawler.report.audit`)."""
+    return load_audit(data.directory, data.manifest)
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for row in rows:
+        cells = ["" if v is None else f"{v:,}" if isinstance(v, int) else str(v) for v in row]
+        lines.append("| " + " | ".join(_md_cell(cell) for cell in cells) + " |")
+    return lines if rows else [*lines, "| none |" + " |" * (len(headers) - 1)]
+
+
 def markdown(data: ReportData, charts: Sequence[Chart], graph: TopicGraph | None = None) -> str:
     lines = [f"# {TITLE}", "", "| | |", "|---|---|"]
     lines += [f"| {name} | {_md_cell(value)} |" for name, value in facts(data)]
+    lines += ["", f"## {AUDIT_TITLE}", "", AUDIT_CAPTION]
+    for title, headers, rows in audit_tables(completeness_of(data)):
+        lines += ["", f"### {title}", "", *_md_table(headers, rows)]
     for chart in charts:
         lines += ["", f"## {chart.title}", "", f"![{chart.title}]({chart.path.name})", ""]
         if chart.caption:
@@ -70,6 +94,14 @@ def html_page(data: ReportData, charts: Sequence[Chart], graph: TopicGraph | Non
     else:
         topic_map = f'{svg(graph)}<p class="caption">{esc(caption(graph))}</p>'
     section = f"<section><h2>{GRAPH_TITLE}</h2>{topic_map}</section>\n"
+    audit = "".join(
+        f"<h3>{esc(title)}</h3>{table(headers, rows)}"
+        for title, headers, rows in audit_tables(completeness_of(data))
+    )
+    section += (
+        f'<section><h2>{AUDIT_TITLE}</h2><p class="caption">{esc(AUDIT_CAPTION)}</p>'
+        f"{audit}</section>\n"
+    )
     return web_page(
         TITLE, facts(data), data, charts, load_failures(data.directory), topic_map=section
     )

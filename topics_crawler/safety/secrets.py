@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 SECRET_NAMES = ("MEDIUM_COOKIE", "MEDIUM_SID", "TELNETCONSOLE_PASSWORD")
 #: The secrets sent as the ``Cookie`` header (checked at start: ``settings_check``).
 SESSION_SECRETS = ("MEDIUM_COOKIE", "MEDIUM_SID")
+#: Request meta flag: the request went out with the user's Medium session (the story a
+#: member sees: :func:`topics_crawler.items.access.seen_with_session`).
+SESSION_META = "medium_session"
 REDACTED = "[redacted]"
 #: Shorter values are not treated as secrets (redacting "1" would mangle every log line).
 MIN_SECRET_LENGTH = 6
@@ -184,6 +187,7 @@ class MediumCookieMiddleware:
     def process_request(self, request: Request) -> None:
         existing = (request.headers.get("Cookie") or b"").decode("latin-1")
         if is_medium_request(request.url, self.mirror):
+            request.meta[SESSION_META] = True  # the page is what the user's session sees
             if self.header not in existing:
                 merged = f"{existing}; {self.header}" if existing else self.header
                 request.headers["Cookie"] = merged

@@ -30,9 +30,11 @@ _TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
 #: The spider's ``-a`` arguments; any other is reported and ignored.
 SPIDER_ARGUMENTS = frozenset(
     {"tags", "start_urls", "max_stories", "follow", "history", "since", "until", "responses"}
-    | {"source"}
+    | {"source", "access"}
     | {"related_depth", "max_tags", "author_stories"}
 )
+#: ``-a access`` values: only free stories, or only member-only ones.
+ACCESS_CHOICES = ("free", "member_only")
 #: Deepest ``-a related_depth`` (each hop multiplies the tags by about ten).
 MAX_RELATED_DEPTH = 10
 #: Largest ``-a max_tags``.
@@ -80,6 +82,8 @@ class CrawlOptions:
     """Most tags one crawl requests, seed tags included (None: as many as the depth reaches)."""
     author_stories: int = 0
     """Stories paged from each followed author's archive beyond the profile's first page."""
+    access: str | None = None
+    """``free`` or ``member_only``: only those stories are taken (None: all)."""
 
     @classmethod
     def from_spider_arguments(
@@ -107,6 +111,7 @@ class CrawlOptions:
         related_depth: str | int | None = None,
         max_tags: str | int | None = None,
         author_stories: str | int | None = None,
+        access: str | None = None,
         today: date | None = None,
         require_tags: bool = True,
     ) -> CrawlOptions:
@@ -141,6 +146,7 @@ class CrawlOptions:
             max_tags=tag_cap,
             author_stories=_whole_number("author_stories", author_stories, 0, MAX_AUTHOR_STORIES)
             or 0,
+            access=_parse_access(access),
         )
 
 
@@ -280,6 +286,17 @@ def _parse_source(value: str | None, history: HistoryMode | None) -> str:
         )
     if choice == "feed" and history is not None:
         raise SpiderArgumentError("source: feed reads the latest items only; drop -a history")
+    return choice
+
+
+def _parse_access(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    choice = value.strip().lower().replace("-", "_")
+    if choice not in ACCESS_CHOICES:
+        raise SpiderArgumentError(
+            f"access: unknown value {value!r}; choose from {'|'.join(ACCESS_CHOICES)}"
+        )
     return choice
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from scrapy import Request
@@ -13,6 +14,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
+from topics_crawler.items.access import FULL, FULL_WITH_SESSION
 from topics_crawler.middlewares.blocked import BlockedPage
 from topics_crawler.middlewares.refused import SiteRefused
 from topics_crawler.urls import is_medium_domain
@@ -52,6 +54,15 @@ def item_key(item: Item) -> tuple[str, str]:
     if isinstance(item, TagEdge):
         return "tag_edge", item.edge_id or ""
     return "response", item.response_id or ""
+
+
+def seen_with_session(story: Story) -> Story:
+    """``story`` as fetched with the user's own session: a member-only story whose whole text
+    the page gave is ``full_with_session`` (:mod:`topics_crawler.items.access`); anything
+    else is unchanged."""
+    if story.access == FULL and story.is_member_only:
+        return replace(story, access=FULL_WITH_SESSION)
+    return story
 
 
 def failure_reason(failure: Failure) -> str:

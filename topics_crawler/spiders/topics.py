@@ -39,6 +39,8 @@ from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_edges import tag_edges
+from topics_crawler.pipelines.access import wanted
+from topics_crawler.safety.secrets import SESSION_META
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders._arguments import (
@@ -55,6 +57,7 @@ from topics_crawler.spiders._helpers import (
     item_key,
     request_of,
     response_encoding,
+    seen_with_session,
 )
 from topics_crawler.spiders._history import (
     HistoryPager,
@@ -247,7 +250,9 @@ class TopicsSpider(Spider):
         yield from self.day_archive.failed(failure)
 
     def parse_story(self, response: Response, known: Story | None = None) -> Iterator[Any]:
-        for output in self.parse_entity(response, "story", known, follow=("author", "publication")):
+        session = bool(response.meta.get(SESSION_META))
+        for found in self.parse_entity(response, "story", known, follow=("author", "publication")):
+            output = seen_with_session(found) if session and isinstance(found, Story) else found
             yield output
             if self.threads is not None and isinstance(output, Story):
                 yield from self.threads.start(output)
@@ -406,10 +411,15 @@ class TopicsSpider(Spider):
         """A request for the entity's page; its fingerprint is the entity's identity
         (:mod:`topics_crawler.items.merge`), so the dupefilter lets one request per entity through
         (aliases of the same story share its id) and the spider keeps no set of its own.
-        A link to a host that left Medium is not fetched: what was known is yielded."""
+        A link to a host that left Medium is not fetched: what was known is yielded. A story
+        whose card says it is of the kind ``-a access`` leaves out is not fetched."""
         if self.left_medium.skips(link.url):
             if known is not None:
                 yield known
+            return
+        said = known.is_member_only if isinstance(known, Story) else None
+        if said is not None and not wanted(self.options.access, said):
+            self.crawler.stats.inc_value("access_filter/not_fetched")
             return
         meta: dict[str, Any] = {"entity_kind": link.kind}
         identity = link_identity(link.kind, link.key)
