@@ -32,7 +32,7 @@ system-deps:
 	@bash scripts/system-deps.sh
 
 demo: venv
-	$(PY) -m tests.site.demo --out data/demo
+	$(PY) -m topics_crawler.site.demo --out data/demo
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -51,7 +51,7 @@ test: venv system-deps lint typecheck
 	$(VENV)/bin/pytest $(XDIST) $(PYTEST_ARGS)
 
 fixtures: venv
-	$(PY) -m tests.site.archive_fixtures
+	$(PY) -m topics_crawler.site.archive_fixtures
 	$(PY) -m tests.variants_2026
 	$(PY) -m tests.fixture_cases --regenerate
 

@@ -1,6 +1,6 @@
 """Shared by the crawl benchmarks: the scale site as its own process, crawls as subprocesses.
 
-The site (``python -m tests.site --scale-tags N``) runs in its own process, as the
+The site (``python -m topics_crawler.site --scale-tags N``) runs in its own process, as the
 crawlers do, so the crawler under test never shares an interpreter with the server.
 """
 
@@ -38,9 +38,9 @@ class Site:
 
 @contextmanager
 def scale_site(n_tags: int, latency_ms: float, folder: Path) -> Iterator[Site]:
-    """``python -m tests.site --scale-tags n_tags`` on a free port; stopped on exit."""
+    """``python -m topics_crawler.site --scale-tags n_tags`` on a free port; stopped on exit."""
     access_log = folder / "access.log"
-    command = [sys.executable, "-m", "tests.site", "--scale-tags", str(n_tags)]
+    command = [sys.executable, "-m", "topics_crawler.site", "--scale-tags", str(n_tags)]
     command += ["--latency", str(latency_ms), "--access-log", str(access_log)]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.crawl_helpers import run_crawl
-from tests.site.author_archive import ArchiveSpec, author_archive_site
-from tests.site.content import default_site
-from tests.site.server import SiteServer
+from topics_crawler.site.author_archive import author_archive_site
+from topics_crawler.site.content import default_site
+from topics_crawler.site.model import ArchiveSpec
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 ARCHIVES = {"meetvaddoriya": ArchiveSpec("state", 10), "varuntej": ArchiveSpec("stream", 10)}

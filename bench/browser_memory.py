@@ -25,8 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--renders", type=int, default=300)
     parser.add_argument("--every", type=int, default=25)
     args = parser.parse_args(argv)
-    from tests.site.content import default_site
-    from tests.site.server import SiteServer
+    from topics_crawler.site.content import default_site
+    from topics_crawler.site.server import SiteServer
 
     samples: list[tuple[int, int, int, float]] = []
     started = time.perf_counter()

@@ -28,8 +28,8 @@ TAG_URL = "https://medium.com/tag/distributed-training"
 
 def build_page(cards: int) -> bytes:
     """A tag page with ``cards`` listing cards under one "Latest stories" heading."""
-    from tests.site.cards import card
-    from tests.site.content import default_site
+    from topics_crawler.site.cards import card
+    from topics_crawler.site.content import default_site
 
     site = default_site().with_archive("distributed-training", cards)
     site.now = SCRAPED_AT

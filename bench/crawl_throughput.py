@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from bench._crawl_bench import crawl_command, crawl_stats, scale_site, start_crawl
-from tests.site.scale import scale_page_count, scale_tag_slugs
+from topics_crawler.site.scale import scale_page_count, scale_tag_slugs
 
 SAME_AS_SCRAPY_BENCH = {"CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 16}
 

@@ -32,9 +32,9 @@ from typing import Any
 from bench.dataset_commit import copy_dataset
 from bench.feed_fast_path import TAG, crawl
 from tests.crawl_helpers import crawl_env
-from tests.site.content import default_site
-from tests.site.model import SiteStory, TopicRef, utc
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.model import SiteStory, TopicRef, utc
+from topics_crawler.site.server import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 NEW_STORIES = 7

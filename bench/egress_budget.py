@@ -4,7 +4,7 @@
         [--latency 50] [--rounds 3]
 
 The local site (``--tags`` scale tags, every response after ``--latency`` ms) limits each
-client address to ``--limit`` requests/s (``tests.site.rate_limit.AddressBuckets``: a
+client address to ``--limit`` requests/s (``topics_crawler.site.rate_limit.AddressBuckets``: a
 token bucket per address, 429 past it). Workers share one real ``redis-server`` and
 crawl with the shipped settings but ``RATE_CEILING=--ceiling`` (the site is not
 medium.com, whose ceiling is 5/s already), each bound to a loopback address with
@@ -33,10 +33,10 @@ from typing import Any
 
 from tests.crawl_helpers import ROOT, crawl_command, crawl_env
 from tests.services import RedisServer
-from tests.site.content import default_site
-from tests.site.rate_limit import AddressBuckets
-from tests.site.scale import scale_tag_slugs, with_scale_tags
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.rate_limit import AddressBuckets
+from topics_crawler.site.scale import scale_tag_slugs, with_scale_tags
+from topics_crawler.site.server import SiteServer
 
 #: ``(the -a tags argument, one egress address per worker, settings)`` of one run.
 Run = tuple[str, list[str], dict[str, Any]]

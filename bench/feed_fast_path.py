@@ -23,9 +23,9 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from tests.crawl_helpers import run_crawl
-from tests.site.content import default_site
-from tests.site.model import SiteStory, TopicRef, utc
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.model import SiteStory, TopicRef, utc
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 

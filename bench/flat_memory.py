@@ -35,7 +35,7 @@ TIME_TARGET = 1.3
 
 
 def serve(archive: int, folder: Path) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "tests.site", "--archive", str(archive)]
+    command = [sys.executable, "-m", "topics_crawler.site", "--archive", str(archive)]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     return process, process.stdout.readline().strip()

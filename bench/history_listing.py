@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.crawl_helpers import run_crawl
-from tests.site.content import default_site
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 TARGET = 0.055

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.crawl_helpers import run_crawl
-from tests.site.content import default_site
-from tests.site.day_archive import story_days, tagged
-from tests.site.model import SiteContent
-from tests.site.rate_limit import TokenBucket
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.day_archive import story_days, tagged
+from topics_crawler.site.model import SiteContent
+from topics_crawler.site.rate_limit import TokenBucket
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 #: Only what a benchmark needs to differ from the shipped settings: no health exit code.

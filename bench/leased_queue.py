@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from bench.redis_workers import crawl_rate
-from tests.site.scale import scale_page_count
+from topics_crawler.site.scale import scale_page_count
 
 PLAIN = {"SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.PriorityQueue"}
 

@@ -4,7 +4,7 @@
         [--latency 50]
 
 For each rate, the local site (``--archive`` extra stories on one tag, ``--latency`` ms
-per response) answers through a token bucket (``tests/site/rate_limit.py``: 429 +
+per response) answers through a token bucket (``topics_crawler/site/rate_limit.py``: 429 +
 ``Retry-After`` past the rate, burst one second's worth) and one history crawl runs
 with the shipped settings (``-a history=newest -a follow=stories``). Figures: requests
 served (``ok``, i.e. not 429) and answered 429, the ideal time ``ok ÷ rate``, the
@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.crawl_helpers import run_crawl
-from tests.site.content import default_site
-from tests.site.rate_limit import TokenBucket
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.rate_limit import TokenBucket
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 ARGS = (f"tags={TAG}", "history=newest", "follow=stories")

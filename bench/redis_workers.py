@@ -26,7 +26,7 @@ import redis
 
 from bench._crawl_bench import crawl_command, scale_site, start_crawl, watch_until_done
 from tests.services import RedisServer
-from tests.site.scale import scale_page_count, scale_tag_slugs
+from topics_crawler.site.scale import scale_page_count, scale_tag_slugs
 
 BATCH = 10_000
 

@@ -22,8 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fetches", type=int, default=30)
     args = parser.parse_args(argv)
-    from tests.site.content import default_site
-    from tests.site.server import SiteServer
+    from topics_crawler.site.content import default_site
+    from topics_crawler.site.server import SiteServer
 
     times: dict[str, list[float]] = {"plain": [], "rendered": []}
 

@@ -15,8 +15,8 @@ import pytest
 
 from tests.fixture_cases import real_pages_dir
 from tests.in_process import install_reactor, stop_reactor
-from tests.site.seed import default_site
-from tests.site.server import SiteServer, SiteView
+from topics_crawler.site.seed import default_site
+from topics_crawler.site.server import SiteServer, SiteView
 
 #: The frozen "now" of every parser test (cards say "1d ago" relative to it).
 FROZEN_NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
@@ -40,7 +40,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def session_site() -> Iterator[SiteServer]:
-    """The default local site (:func:`tests.site.seed.default_site`), served once for the
+    """The default local site (:func:`topics_crawler.site.seed.default_site`), served once for the
     whole session (per xdist worker). Use it through :func:`site` (one test) or its
     ``view()`` (a module-scoped crawl); tests that change the content, inject faults or
     rate limits start a :class:`SiteServer` of their own."""

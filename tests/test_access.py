@@ -12,9 +12,6 @@ from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import crawl_in_process
-from tests.site.content import default_site
-from tests.site.render import story_page
-from tests.site.server import SiteServer
 from topics_crawler.items import Story
 from topics_crawler.items.access import access_level, preview_share
 from topics_crawler.items.merge import merge_items
@@ -22,6 +19,9 @@ from topics_crawler.pages import parse_page
 from topics_crawler.pages._body import count_words
 from topics_crawler.pages.markdown import PREVIEW_NOTICE
 from topics_crawler.pipelines.access import AccessFilterPipeline
+from topics_crawler.site.content import default_site
+from topics_crawler.site.render import story_page
+from topics_crawler.site.server import SiteServer
 from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._helpers import seen_with_session
 

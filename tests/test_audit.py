@@ -10,8 +10,6 @@ import pyarrow as pa
 import pytest
 
 from tests.crawl_helpers import crawl_in_process
-from tests.site.content import default_site, expected_entities
-from tests.site.server import SiteServer
 from topics_crawler.report import build_report
 from topics_crawler.report.audit import (
     UNCOUNTED_LISTING,
@@ -21,6 +19,8 @@ from topics_crawler.report.audit import (
     held_of_table,
     listing_of,
 )
+from topics_crawler.site.content import default_site, expected_entities
+from topics_crawler.site.server import SiteServer
 
 RUN = {"tags": ["llm"], "arguments": {"tags": "llm", "max_stories": "2"}}
 

@@ -1,5 +1,5 @@
 """End to end: ``scrapy crawl topics -a author_stories=N`` pages each followed author's stories
-beyond the profile's first page on the local site (:mod:`tests.site.author_archive`): over
+beyond the profile's first page on the local site (:mod:`topics_crawler.site.author_archive`): over
 GraphQL from a state cursor, over ``?format=json`` from a stream cursor, each story once,
 at most N per author, and a bad archive page stops that author's archive only. One worker
 crawls in-process; two workers on Redis are two processes."""
@@ -17,10 +17,10 @@ import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process, run_workers
 from tests.services import RedisServer
-from tests.site.author_archive import author_archive_site
-from tests.site.markup import epoch_ms
-from tests.site.model import SiteContent
-from tests.site.server import SiteServer
+from topics_crawler.site.author_archive import author_archive_site
+from topics_crawler.site.markup import epoch_ms
+from topics_crawler.site.model import SiteContent
+from topics_crawler.site.server import SiteServer
 
 pytestmark = pytest.mark.integration
 

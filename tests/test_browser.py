@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
-from tests.site.content import SiteContent, default_site, expected_entities
-from tests.site.js_sections import API, JsSections
-from tests.site.server import SiteServer
+from topics_crawler.site.content import SiteContent, default_site, expected_entities
+from topics_crawler.site.js_sections import API, JsSections
+from topics_crawler.site.server import SiteServer
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.in_process import Completed, python_m, topics_crawler_cli
-from tests.site.refusals import challenge_page, ray_id, waf_page
-from tests.site.routes import Response as SiteResponse
+from topics_crawler.site.refusals import challenge_page, ray_id, waf_page
+from topics_crawler.site.routes import Response as SiteResponse
 
 ROOT = Path(__file__).resolve().parent.parent
 

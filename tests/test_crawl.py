@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
-from tests.site.content import default_site, expected_entities
-from tests.site.server import SiteServer, SiteView
+from topics_crawler.site.content import default_site, expected_entities
+from topics_crawler.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration
 

@@ -15,8 +15,8 @@ import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.services import ROOT, wait_until
-from tests.site.content import default_site
-from tests.site.server import SiteServer, SiteView
+from topics_crawler.site.content import default_site
+from topics_crawler.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration
 

@@ -11,13 +11,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.crawl_helpers import crawl_in_process
-from tests.site.content import default_site
-from tests.site.server import SiteServer
-from tests.site.tag_page import tag_page
 from topics_crawler.items import ITEM_CLASSES, Author, Story, fill_missing, item_to_dict
 from topics_crawler.items.layers import SOURCES, join_sources, pick_named
 from topics_crawler.items.merge import content_hash, merge_items, merge_records
 from topics_crawler.pages import parse_page
+from topics_crawler.site.content import default_site
+from topics_crawler.site.server import SiteServer
+from topics_crawler.site.tag_page import tag_page
 
 SOURCE_RE = re.compile(r"^[a-z]+(\+[a-z]+)*$")
 

@@ -21,14 +21,14 @@ import pytest
 
 from tests.crawl_helpers import crawl_command, start_crawl
 from tests.services import wait_until
-from tests.site.content import default_site
-from tests.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
-from tests.site.server import SiteServer
 from topics_crawler.dataset.commit import encode_rows
 from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME
 from topics_crawler.dataset.manifest import build_manifest, manifest_text
 from topics_crawler.items import Story, entity_keys, item_to_dict
 from topics_crawler.output.exporters import arrow_schema, records_of
+from topics_crawler.site.content import default_site
+from topics_crawler.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
+from topics_crawler.site.server import SiteServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

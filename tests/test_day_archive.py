@@ -17,12 +17,12 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from tests.site.content import default_site
-from tests.site.day_archive import archive_answer, parse_archive_path, story_days, tagged
-from tests.site.graphql import graphql_response
-from tests.site.model import SiteContent
 from topics_crawler.graphql import GRAPHQL_URL, TimeRange
 from topics_crawler.items import Story
+from topics_crawler.site.content import default_site
+from topics_crawler.site.day_archive import archive_answer, parse_archive_path, story_days, tagged
+from topics_crawler.site.graphql import graphql_response
+from topics_crawler.site.model import SiteContent
 from topics_crawler.spiders._day_archive import DayArchiveWalker, range_root, walk_of
 from topics_crawler.spiders._history import HistoryPager
 from topics_crawler.spiders._paging import Callbacks

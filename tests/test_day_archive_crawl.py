@@ -17,10 +17,10 @@ import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_command, crawl_in_process, run_workers, start_crawl
 from tests.services import RedisServer, wait_until
-from tests.site.content import default_site
-from tests.site.day_archive import archive_paths, tagged
-from tests.site.model import SiteContent
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.day_archive import archive_paths, tagged
+from topics_crawler.site.model import SiteContent
+from topics_crawler.site.server import SiteServer
 
 pytestmark = pytest.mark.integration
 

@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.site.content import default_site
-from tests.site.routes import resolve
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.routes import resolve
+from topics_crawler.site.server import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = default_site()

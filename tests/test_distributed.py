@@ -20,9 +20,6 @@ from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import CrawlRun, run_crawl
 from tests.services import ROOT, RedisServer, free_port, wait_until
-from tests.site.content import default_site
-from tests.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
-from tests.site.server import SiteServer
 from topics_crawler.items import Story
 from topics_crawler.pipelines.dedupe import DedupePipeline
 from topics_crawler.scheduling.fingerprint import (
@@ -30,6 +27,9 @@ from topics_crawler.scheduling.fingerprint import (
     MIRROR_URL_META,
     CanonicalUrlFingerprinter,
 )
+from topics_crawler.site.content import default_site
+from topics_crawler.site.scale import scale_page_count, scale_tag_slugs, with_scale_tags
+from topics_crawler.site.server import SiteServer
 
 SCALE_TAGS = 25  # 25 tag pages, 500 stories, 63 authors: 588 pages
 FAST_CLOSE = {"DISTRIBUTED_IDLE_CLOSE": 1}

@@ -15,8 +15,8 @@ import pytest
 
 from tests.crawl_helpers import run_workers
 from tests.services import RedisServer
-from tests.site.content import default_site
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.server import SiteServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

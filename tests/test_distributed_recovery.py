@@ -23,9 +23,9 @@ import redis
 
 from tests.crawl_helpers import run_crawl
 from tests.services import ROOT, RedisServer, wait_until
-from tests.site.content import SiteContent, default_site
-from tests.site.scale import scale_tag_slugs, with_scale_tags
-from tests.site.server import SiteServer
+from topics_crawler.site.content import SiteContent, default_site
+from topics_crawler.site.scale import scale_tag_slugs, with_scale_tags
+from topics_crawler.site.server import SiteServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.crawl_helpers import crawl_in_process
-from tests.site.server import SiteView
 from topics_crawler import settings
+from topics_crawler.site.server import SiteView
 
 TAG = "distributed-training"
 

@@ -16,10 +16,10 @@ from scrapy.settings import Settings
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.egress_servers import forward_proxy, zyte_api_stand_in
-from tests.site.server import SiteView
 from topics_crawler import settings as project_settings
 from topics_crawler.egress.zyte import ZyteApiEgress
 from topics_crawler.errors import CrawlNotStarted
+from topics_crawler.site.server import SiteView
 
 pytestmark = pytest.mark.integration
 TAG = "machine-learning"

@@ -2,7 +2,7 @@
 
 ``scrapy crawl topics`` runs (in-process) over the same local site: one with no
 transient faults, and one per seed where a fifth of all responses fail in the
-ways ``tests/site/faults.py`` knows. The site has ~30 pages, so one run meets
+ways ``topics_crawler/site/faults.py`` knows. The site has ~30 pages, so one run meets
 ~8 faults; the seeds are chosen so that together they inject every kind. All
 runs see the same fixed damage — a deleted story (always 404) and a story page
 that always answers 500 — so every run must export exactly the same entities
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
-from tests.site.content import SiteContent, default_site
-from tests.site.faults import KINDS, FaultPlan
-from tests.site.server import SiteServer
+from topics_crawler.site.content import SiteContent, default_site
+from topics_crawler.site.faults import KINDS, FaultPlan
+from topics_crawler.site.server import SiteServer
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +39,7 @@ SETTINGS = {
     "RETRY_AFTER_MAX": 1,
 }
 KEYS = {"tag_page": "tag", "story": "story_id", "author": "username", "publication": "slug"}
-#: Titles of the pages that are not content (see tests/site/faults.py).
+#: Titles of the pages that are not content (see topics_crawler/site/faults.py).
 NOT_CONTENT = ("Just a moment...", "Sign in – Medium", "Something went wrong")
 #: The stats that show how the crawler handled each kind of fault it met.
 HANDLED_BY = {

@@ -9,8 +9,8 @@ import pytest
 from scrapy.settings import Settings
 
 from tests.in_process import Completed, scrapy_crawl
-from tests.site.server import SiteView
 from topics_crawler.commands.crawl import feed_append_error, local_feed_path
+from topics_crawler.site.server import SiteView
 
 
 def settings_with_feeds(feeds: dict[str, dict[str, object]]) -> Settings:

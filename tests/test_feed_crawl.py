@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
-from tests.site.content import default_site
-from tests.site.feeds import LATEST
-from tests.site.model import SiteContent, SiteStory, TopicRef, utc
-from tests.site.server import SiteServer, SiteView
+from topics_crawler.site.content import default_site
+from topics_crawler.site.feeds import LATEST
+from topics_crawler.site.model import SiteContent, SiteStory, TopicRef, utc
+from topics_crawler.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration
 

@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-from tests.site.content import default_site
-from tests.site.graphql import graphql_response
 from topics_crawler.graphql import (
     GRAPHQL_URL,
     MAX_PAGE_SIZE,
@@ -24,6 +22,8 @@ from topics_crawler.graphql import (
 )
 from topics_crawler.graphql.tag_archive import FEED_ALIAS, QUERY
 from topics_crawler.items import Author, Publication, Story
+from topics_crawler.site.content import default_site
+from topics_crawler.site.graphql import graphql_response
 
 TAG = "distributed-training"
 SCRAPED_AT = "2026-11-30T12:00:00Z"

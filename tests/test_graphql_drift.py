@@ -14,12 +14,12 @@ from scrapy.utils.project import get_project_settings
 from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import CrawlRun, run_crawl
-from tests.site.author_archive import author_archive_site
-from tests.site.server import SiteServer
 from topics_crawler.extensions.health import HealthConfig, graphql_drift_checks
 from topics_crawler.graphql.drift import drifted_operations, failure_detail, record_drift
 from topics_crawler.graphql.post_responses import read_responses
 from topics_crawler.graphql.strict import ReadFailure
+from topics_crawler.site.author_archive import author_archive_site
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 LIMIT_MESSAGE = (

@@ -4,7 +4,7 @@ Medium validates each operation before running it: a field, argument or variable
 does not have fails the whole request (``PagingOptions.limit`` is a ``PaginationLimit``, so an
 ``Int`` variable there is refused every time). The bodies below are built by the same
 functions the spider's requests use, in every variant those functions produce, and each
-operation in them is checked against ``tests/site/medium-schema.graphql`` (a copy of
+operation in them is checked against ``topics_crawler/site/medium-schema.graphql`` (a copy of
 ``../shared/medium-schema.graphql``) with graphql-core, query and variables alike.
 """
 
@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 import topics_crawler.graphql
-from tests.site.schema import SCHEMA_FILE, medium_schema, operation_errors
 from topics_crawler.graphql import MAX_PAGE_SIZE, SORT_ORDERS, TimeRange, tag_archive_body
 from topics_crawler.graphql.author_archive import MAX_LIMIT, next_page_request
 from topics_crawler.graphql.post_responses import PAGE_SIZE, responses_body
 from topics_crawler.pages import ListingCursor
+from topics_crawler.site.schema import SCHEMA_FILE, medium_schema, operation_errors
 
 Variant = tuple[str, bytes]
 

@@ -10,10 +10,6 @@ from typing import Any
 
 import pytest
 
-from tests.site.content import default_site
-from tests.site.graphql import archive_stories, cursor_for, graphql_response
-from tests.site.model import SiteContent
-from tests.site.server import SiteServer
 from topics_crawler.graphql import (
     REQUEST_HEADERS,
     ArchivePage,
@@ -22,6 +18,10 @@ from topics_crawler.graphql import (
     tag_archive_body,
     tag_archive_operation,
 )
+from topics_crawler.site.content import default_site
+from topics_crawler.site.graphql import archive_stories, cursor_for, graphql_response
+from topics_crawler.site.model import SiteContent
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 ARCHIVE = 1000

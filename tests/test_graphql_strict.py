@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from tests.site.content import default_site
-from tests.site.graphql import graphql_response
 from tests.type_swaps import type_swapped
 from topics_crawler.graphql import TimeRange, tag_archive_body
 from topics_crawler.graphql.post_responses import ResponsesPage, read_responses, responses_body
 from topics_crawler.graphql.strict import ReadFailure
 from topics_crawler.graphql.tag_archive import ArchivePage, read_archive_response
+from topics_crawler.site.content import default_site
+from topics_crawler.site.graphql import graphql_response
 
 TAG = "distributed-training"
 AT = "2026-11-30T12:00:00Z"

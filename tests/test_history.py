@@ -15,12 +15,12 @@ from scrapy.http import TextResponse
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from tests.site.content import default_site
-from tests.site.graphql import graphql_response
-from tests.site.model import SiteContent
 from topics_crawler.graphql import GRAPHQL_URL, MAX_PAGE_SIZE, TimeRange
 from topics_crawler.items import Story
 from topics_crawler.settings import HISTORY_MAX_PAGES
+from topics_crawler.site.content import default_site
+from topics_crawler.site.graphql import graphql_response
+from topics_crawler.site.model import SiteContent
 from topics_crawler.spiders import _history as history_module
 from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
 from topics_crawler.spiders._history import (

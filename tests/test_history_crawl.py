@@ -16,12 +16,12 @@ import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
 from tests.services import RedisServer
-from tests.site.content import default_site
-from tests.site.graphql import archive_stories
-from tests.site.model import SiteContent
-from tests.site.server import SiteServer
 from topics_crawler.graphql import TimeRange
 from topics_crawler.settings import CONCURRENT_REQUESTS
+from topics_crawler.site.content import default_site
+from topics_crawler.site.graphql import archive_stories
+from topics_crawler.site.model import SiteContent
+from topics_crawler.site.server import SiteServer
 from topics_crawler.spiders._history import QUEUE_AHEAD_PAGES, history_ranges
 
 pytestmark = pytest.mark.integration

@@ -11,8 +11,14 @@ from PIL import Image
 from scrapy.settings import BaseSettings
 from scrapy.utils.test import get_crawler
 
-from tests.site.content import default_site
-from tests.site.images import (
+from topics_crawler.commands.settings_check import settings_error
+from topics_crawler.extensions.failures import FailureLog
+from topics_crawler.items import Story
+from topics_crawler.pages.markdown import Block, image_links, render_markdown
+from topics_crawler.pipelines.images import fetch_url, images_store, story_images
+from topics_crawler.safety.links import UrlPolicy
+from topics_crawler.site.content import default_site
+from topics_crawler.site.images import (
     BROKEN_IMAGE_ID,
     FEATURE_TABLE_ID,
     HUGE_IMAGE_BYTES,
@@ -20,13 +26,7 @@ from tests.site.images import (
     ONLINE_STORE_ID,
     image_answer,
 )
-from tests.site.markup import image_url
-from topics_crawler.commands.settings_check import settings_error
-from topics_crawler.extensions.failures import FailureLog
-from topics_crawler.items import Story
-from topics_crawler.pages.markdown import Block, image_links, render_markdown
-from topics_crawler.pipelines.images import fetch_url, images_store, story_images
-from topics_crawler.safety.links import UrlPolicy
+from topics_crawler.site.markup import image_url
 
 MIRO = "https://miro.medium.com/v2/resize:fit:1400/"
 

@@ -13,9 +13,9 @@ from urllib.parse import unquote
 import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
-from tests.site.content import default_site
-from tests.site.faults import FaultPlan
-from tests.site.images import (
+from topics_crawler.site.content import default_site
+from topics_crawler.site.faults import FaultPlan
+from topics_crawler.site.images import (
     BROKEN_IMAGE_ID,
     HUGE_IMAGE_ID,
     OFFSITE_IMAGE_URL,
@@ -23,7 +23,7 @@ from tests.site.images import (
     WHITEBOARD_ID,
     add_offsite_story,
 )
-from tests.site.server import SiteServer
+from topics_crawler.site.server import SiteServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

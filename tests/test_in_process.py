@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl
-from tests.site.server import SiteView
+from topics_crawler.site.server import SiteView
 
 pytestmark = pytest.mark.integration
 

@@ -14,9 +14,6 @@ import yaml
 
 from tests.crawl_helpers import crawl_in_process
 from tests.markdown_readback import read_back
-from tests.site.content import default_site
-from tests.site.images import BROKEN_IMAGE_ID, HUGE_IMAGE_ID, WHITEBOARD_ID
-from tests.site.server import SiteServer
 from topics_crawler.cli import main
 from topics_crawler.output.markdown_files import (
     LAYOUTS,
@@ -28,6 +25,9 @@ from topics_crawler.output.markdown_files import (
     yaml_value,
 )
 from topics_crawler.pages.markdown import PREVIEW_NOTICE
+from topics_crawler.site.content import default_site
+from topics_crawler.site.images import BROKEN_IMAGE_ID, HUGE_IMAGE_ID, WHITEBOARD_ID
+from topics_crawler.site.server import SiteServer
 
 MIRO = "https://miro.medium.com/v2/resize:fit:1400/"
 #: Jekyll's own rule for a post's file name (jekyll/lib/jekyll/document.rb, DATE_FILENAME_MATCHER).

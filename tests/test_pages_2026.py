@@ -16,13 +16,13 @@ import pyarrow as pa
 import pytest
 
 from tests.fixture_cases import FIXTURES, Case
-from tests.site.content import default_site
-from tests.site.render import publication_page
-from tests.site.tag_page import tag_page
 from topics_crawler.items import Story, TagPage
 from topics_crawler.output.exporters import arrow_schema
 from topics_crawler.pages import PageResult, parse_page
 from topics_crawler.pages._off_medium import left_medium_reason
+from topics_crawler.site.content import default_site
+from topics_crawler.site.render import publication_page
+from topics_crawler.site.tag_page import tag_page
 from topics_crawler.urls import cross_post_url
 
 PYTHON_2026 = "tag_python__2scraper-2026-trimmed.html"

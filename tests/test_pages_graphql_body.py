@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.content import default_site
-from tests.site.graphql import archive_stories, graphql_response
 from topics_crawler.graphql import TimeRange, tag_archive_body
 from topics_crawler.items import Author, Story, TagPage
 from topics_crawler.pages import PageResult, parse_page
 from topics_crawler.pages.graphql_body import section_key
+from topics_crawler.site.content import default_site
+from topics_crawler.site.graphql import archive_stories, graphql_response
 
 ROOT = Path(__file__).resolve().parent.parent
 TAG = "distributed-training"

@@ -17,8 +17,6 @@ import pytest
 from scrapy.settings import Settings
 
 from tests.in_process import scrapy_crawl
-from tests.site.content import default_site
-from tests.site.server import SiteServer
 from topics_crawler.extensions.progress import (
     PageRate,
     ProgressConfig,
@@ -26,6 +24,8 @@ from topics_crawler.extensions.progress import (
     history_progress,
     progress_line,
 )
+from topics_crawler.site.content import default_site
+from topics_crawler.site.server import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TAG = "distributed-training"

@@ -20,7 +20,7 @@ import pytest
 from tests.crawl_helpers import ROOT
 from tests.in_process import scrapy_crawl
 from tests.services import free_port
-from tests.site.server import SiteView
+from topics_crawler.site.server import SiteView
 
 AUDITED = textwrap.dedent(
     """

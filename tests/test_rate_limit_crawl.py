@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from tests.crawl_helpers import crawl_in_process
-from tests.site.content import default_site
-from tests.site.graphql import archive_stories
-from tests.site.rate_limit import TokenBucket
-from tests.site.server import SiteServer
 from topics_crawler.middlewares.rate import RatePolicy
+from topics_crawler.site.content import default_site
+from topics_crawler.site.graphql import archive_stories
+from topics_crawler.site.rate_limit import TokenBucket
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 ALL_TIME = {"kind": "ALL_TIME"}

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.model import SiteContent
-from tests.site.server import SiteServer
-from tests.site.topic_graph import topic_graph_site
+from topics_crawler.site.model import SiteContent
+from topics_crawler.site.server import SiteServer
+from topics_crawler.site.topic_graph import topic_graph_site
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -1,4 +1,4 @@
-"""Crawls of the local site behind Cloudflare's two refusals (``tests/site/refusals.py``), and
+"""Crawls of the local site behind Cloudflare's two refusals (``site/refusals.py``), and
 of a host that left Medium.
 
 * WAF mode (plain HTTP refused, browsers served): with ``RENDER_MODE=auto`` the first
@@ -23,11 +23,11 @@ import pytest
 from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
-from tests.site.content import default_site
-from tests.site.refusals import Refusals, ray_id
-from tests.site.server import SiteServer, SiteView
 from topics_crawler.errors import REFUSED_STAT, ExitCode
 from topics_crawler.items import Story
+from topics_crawler.site.content import default_site
+from topics_crawler.site.refusals import Refusals, ray_id
+from topics_crawler.site.server import SiteServer, SiteView
 from topics_crawler.spiders.topics import TopicsSpider
 from topics_crawler.urls import MediumLink
 

@@ -14,8 +14,6 @@ from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from tests.fixture_cases import FIXTURES
-from tests.site.refusals import challenge_page, ray_id, waf_page
-from tests.site.routes import Response as SiteResponse
 from topics_crawler.errors import REFUSED_STAT
 from topics_crawler.middlewares.blocked import (
     HOLD_FOR_GOOD,
@@ -31,6 +29,8 @@ from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.pages._blocked import detect_block, is_signin_url
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.signals import host_paused, plain_http_refused
+from topics_crawler.site.refusals import challenge_page, ray_id, waf_page
+from topics_crawler.site.routes import Response as SiteResponse
 from topics_crawler.spiders._helpers import failure_reason
 
 STORY = "https://medium.com/@ev/welcome-to-medium-9e53ca408c48"

@@ -8,11 +8,11 @@ from scrapy import Request, Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from tests.site.content import default_site
-from tests.site.faults import broken_state
-from tests.site.routes import resolve
 from topics_crawler.middlewares.blocked import ORIGIN_URL_META
 from topics_crawler.pages import parse_page
+from topics_crawler.site.content import default_site
+from topics_crawler.site.faults import broken_state
+from topics_crawler.site.routes import resolve
 from topics_crawler.spiders._refetch import (
     DOWNLOAD_META,
     REFETCH_META,

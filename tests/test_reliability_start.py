@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.crawl_helpers import ROOT, crawl_env
-from tests.site.content import default_site
-from tests.site.server import SiteServer
 from tests.small_disk import leave_free, mounted_tmpfs
+from topics_crawler.site.content import default_site
+from topics_crawler.site.server import SiteServer
 
 pytestmark = pytest.mark.integration
 

@@ -313,8 +313,8 @@ def test_absurd_clap_counts_are_rejected_and_the_dataset_is_written(tmp_path: Pa
     import pyarrow.parquet as pq
 
     from tests.crawl_helpers import run_crawl
-    from tests.site.content import default_site
-    from tests.site.server import SiteServer
+    from topics_crawler.site.content import default_site
+    from topics_crawler.site.server import SiteServer
 
     content = default_site()
     tag = "distributed-training"

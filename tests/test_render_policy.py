@@ -11,10 +11,6 @@ from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from tests.site.content import default_site
-from tests.site.js_sections import JsSections, js_tag_page, story_shell
-from tests.site.render import author_page, story_page
-from tests.site.tag_page import tag_page
 from topics_crawler.browser.actions import (
     DOCUMENT_STATUS_JS,
     LOAD_MORE_JS,
@@ -27,6 +23,10 @@ from topics_crawler.middlewares.render_policy import RenderPolicyMiddleware
 from topics_crawler.pages import PageKind, missing_data, parse_page
 from topics_crawler.pages._blocked import Block
 from topics_crawler.signals import plain_http_refused
+from topics_crawler.site.content import default_site
+from topics_crawler.site.js_sections import JsSections, js_tag_page, story_shell
+from topics_crawler.site.render import author_page, story_page
+from topics_crawler.site.tag_page import tag_page
 from topics_crawler.spiders.topics import TopicsSpider
 
 SITE = default_site()

@@ -19,9 +19,6 @@ from scrapy import Request, Spider
 from scrapy.http import TextResponse
 from scrapy.utils.test import get_crawler
 
-from tests.site.content import default_site
-from tests.site.graphql import graphql_response
-from tests.site.model import SiteContent
 from topics_crawler.graphql.post_responses import (
     OPERATION_NAME,
     PAGE_SIZE,
@@ -36,6 +33,9 @@ from topics_crawler.graphql.post_responses import (
 from topics_crawler.items import Story, StoryResponse
 from topics_crawler.pages._document import Document
 from topics_crawler.pages.story import parse_story
+from topics_crawler.site.content import default_site
+from topics_crawler.site.graphql import graphql_response
+from topics_crawler.site.model import SiteContent
 from topics_crawler.spiders._paging import Callbacks
 from topics_crawler.spiders._responses import MAX_PAGES, ResponsesFetcher
 

@@ -14,9 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl
-from tests.site.content import default_site
-from tests.site.model import SiteContent
-from tests.site.server import SiteServer, SiteView
+from topics_crawler.site.content import default_site
+from topics_crawler.site.model import SiteContent
+from topics_crawler.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration
 

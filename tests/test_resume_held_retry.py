@@ -24,12 +24,12 @@ import pytest
 
 from tests.crawl_helpers import crawl_command, run_crawl, start_crawl
 from tests.services import wait_until
-from tests.site.content import default_site
-from tests.site.faults import Fault, FaultInjector, FaultPlan, error_page
-from tests.site.routes import Response
-from tests.site.scale import scale_tag_slugs, with_scale_tags
-from tests.site.server import SiteServer
 from topics_crawler.resume.journal import JOURNAL_NAME
+from topics_crawler.site.content import default_site
+from topics_crawler.site.faults import Fault, FaultInjector, FaultPlan, error_page
+from topics_crawler.site.routes import Response
+from topics_crawler.site.scale import scale_tag_slugs, with_scale_tags
+from topics_crawler.site.server import SiteServer
 
 pytestmark = pytest.mark.integration
 

@@ -17,8 +17,8 @@ import requests
 from scrapyd_client.pyclient import ScrapydClient
 
 from tests.services import ROOT, ScrapydServer, building_in_the_project
-from tests.site.content import default_site
-from tests.site.server import SiteServer
+from topics_crawler.site.content import default_site
+from topics_crawler.site.server import SiteServer
 
 pytestmark = pytest.mark.integration
 

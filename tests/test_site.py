@@ -14,16 +14,16 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.site.content import (
+from topics_crawler.pages import Document
+from topics_crawler.pages.state import State, find_apollo_state
+from topics_crawler.site.content import (
     CUSTOM_DOMAIN,
     SiteContent,
     default_site,
     expected_entities,
     reachable,
 )
-from tests.site.server import SiteServer
-from topics_crawler.pages import Document
-from topics_crawler.pages.state import State, find_apollo_state
+from topics_crawler.site.server import SiteServer
 from topics_crawler.urls import classify_url
 
 TAGS = ["distributed-training", "machine-learning"]

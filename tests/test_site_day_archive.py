@@ -1,4 +1,4 @@
-"""The local site's tag archive (``tests/site/day_archive.py``) and its GraphQL-refused mode,
+"""The local site's tag archive (``site/day_archive.py``) and its GraphQL-refused mode,
 served over HTTP as Medium serves them in 2026."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from collections.abc import Iterator
 import pytest
 
 from tests.archive_facts import payload_of
-from tests.site.content import default_site
-from tests.site.day_archive import archive_paths, story_days, tagged
-from tests.site.model import SiteContent
-from tests.site.server import SiteServer
 from topics_crawler.graphql import REQUEST_HEADERS, TimeRange, tag_archive_body
 from topics_crawler.items import Story
 from topics_crawler.pages import parse_page
+from topics_crawler.site.content import default_site
+from topics_crawler.site.day_archive import archive_paths, story_days, tagged
+from topics_crawler.site.model import SiteContent
+from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.site import demo
 from topics_crawler.output.exporters import records_of
+from topics_crawler.site import demo
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:

@@ -12,13 +12,13 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
-from tests.site.content import SiteContent, default_site
-from tests.site.faults import KINDS, NO_RESPONSE, FaultPlan
-from tests.site.server import SiteServer
 from topics_crawler.middlewares.retry_after import parse_retry_after
 from topics_crawler.pages import parse_page
 from topics_crawler.pages._blocked import detect_block
 from topics_crawler.pages.state import StateError, find_apollo_state
+from topics_crawler.site.content import SiteContent, default_site
+from topics_crawler.site.faults import KINDS, NO_RESPONSE, FaultPlan
+from topics_crawler.site.server import SiteServer
 
 PATHS = [f"/@author{i}" for i in range(2000)]
 
@@ -241,7 +241,13 @@ def test_robots_txt_is_never_faulted(content: SiteContent) -> None:
 
 
 def test_command_line_serves_with_faults(content: SiteContent, story_path: str) -> None:
-    command = [sys.executable, "-m", "tests.site", "--faults", "rate=1,kinds=503,max_faults=1"]
+    command = [
+        sys.executable,
+        "-m",
+        "topics_crawler.site",
+        "--faults",
+        "rate=1,kinds=503,max_faults=1",
+    ]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
         try:
             assert process.stdout is not None
@@ -261,10 +267,11 @@ def test_command_line_serves_with_faults(content: SiteContent, story_path: str) 
 
 
 def test_command_line_refuses_a_bad_spec_in_one_line() -> None:
-    command = [sys.executable, "-m", "tests.site", "--faults", "rate=2"]
+    command = [sys.executable, "-m", "topics_crawler.site", "--faults", "rate=2"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == (
-        "python -m tests.site: error: argument --faults: rate must be between 0 and 1, not 2.0"
+        "python -m topics_crawler.site: error: argument --faults: "
+        "rate must be between 0 and 1, not 2.0"
     )
     assert "Traceback" not in done.stderr

@@ -1,7 +1,7 @@
 """The ``topics`` spider's callbacks on recorded responses (scrapy-mock cassettes).
 
 The cassettes in ``tests/fixtures/cassettes/`` were recorded from the local site
-served at a stable address, ``python -m tests.site --port 8731`` (scrapy-mock
+served at a stable address, ``python -m topics_crawler.site --port 8731`` (scrapy-mock
 matches requests by URL). Under ``CI=true`` they are played back only; locally a
 missing cassette is recorded once — delete one and serve the site on that port
 to record it again. scrapy-mock keeps bodies only (no status, no headers), so the

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tests.site.content import default_site
-from tests.site.tag_page import tag_page
 from topics_crawler.items import TagEdge, TagPage
 from topics_crawler.pages import parse_page
 from topics_crawler.pages.tag_edges import tag_edges
+from topics_crawler.site.content import default_site
+from topics_crawler.site.tag_page import tag_page
 
 AT = "2026-11-30T12:00:00Z"
 

@@ -1,5 +1,5 @@
 """End to end: ``scrapy crawl topics -a related_depth=N -a max_tags=M`` walks the local site's
-related-tag graph (:mod:`tests.site.topic_graph`) breadth first, each tag once, and a tag
+related-tag graph (:mod:`topics_crawler.site.topic_graph`) breadth first, each tag once, and a tag
 with no page is a recorded failure, not a crash (in-process crawls). Two workers on a real
 Redis request the same tags, each once, within the cap; a killed walk resumes (processes)."""
 
@@ -16,8 +16,8 @@ import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_command, crawl_in_process, run_workers, start_crawl
 from tests.services import RedisServer, wait_until
-from tests.site.server import SiteServer
-from tests.site.topic_graph import BREADTH_FIRST, MISSING, SEED, topic_graph_site
+from topics_crawler.site.server import SiteServer
+from topics_crawler.site.topic_graph import BREADTH_FIRST, MISSING, SEED, topic_graph_site
 
 pytestmark = pytest.mark.integration
 

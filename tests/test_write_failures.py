@@ -18,10 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.services import ROOT
-from tests.site.content import default_site
-from tests.site.scale import scale_tag_slugs, with_scale_tags
-from tests.site.server import SiteServer
 from tests.small_disk import leave_free, mounted_tmpfs
+from topics_crawler.site.content import default_site
+from topics_crawler.site.scale import scale_tag_slugs, with_scale_tags
+from topics_crawler.site.server import SiteServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
