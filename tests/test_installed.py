@@ -6,7 +6,8 @@ runtime lock (``requirements-runtime.txt``) and the wheel without dependencies: 
 ``pip install topics_crawler`` gives, at the lock's versions (uv's cache makes it fast; it
 asks the package registry only for what the cache lacks). Every command runs with
 ``PATH``, ``HOME`` and the locale alone in its environment; each test checks the data the
-command wrote.
+command wrote. The README's ``topics-crawler`` lines (its "Installed" section) are run as
+written, the local site's port 8000 replaced by a free one.
 """
 
 from __future__ import annotations
@@ -23,15 +24,25 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 
-from tests.services import stop_process
+from tests.services import free_port, stop_process
+from tests.test_readme import readme_commands
 from topics_crawler.site import demo
 from topics_crawler.site.content import default_site, expected_entities
 
 ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text("utf-8")
+SECTION = README.split("### Installed: the `topics-crawler` command", 1)[1].split("\n## ", 1)[0]
+#: The section's ``topics-crawler`` lines by command: ``{"demo": "topics-crawler demo", …}``.
+QUICK_START = {
+    line.split()[1]: line for line in readme_commands(SECTION) if line.startswith("topics-crawler ")
+}
+README_PORT = "8000"
+PORT = str(free_port())
 UV = Path(sys.executable).with_name("uv")
 TAGS = ("distributed-training", "machine-learning")  # as tests/test_crawl.py
 KEYS = {"tag_page": "tag", "story": "story_id", "author": "username", "publication": "slug"}
@@ -98,28 +109,32 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 
 @pytest.fixture(scope="module")
 def local_site(installed: Installed) -> Iterator[str]:
-    """``topics-crawler site`` from the virtualenv; yields its base URL (its first line)."""
+    """The README's ``topics-crawler site`` line; yields the site's base URL (its first line)."""
     log = installed.home.parent / "site.log"
     with (
         log.open("w") as errors,
         subprocess.Popen(
-            ["topics-crawler", "site"], cwd=installed.home, env=installed.env,
+            readme_line("site"), cwd=installed.home, env=installed.env,
             stdout=subprocess.PIPE, stderr=errors, text=True,
         ) as process,
     ):  # fmt: skip
         try:
             assert process.stdout is not None
             base_url = process.stdout.readline().strip()
-            assert base_url.startswith("http://127.0.0.1:"), log.read_text("utf-8")
+            assert base_url == f"http://127.0.0.1:{PORT}", log.read_text("utf-8")
             yield base_url
         finally:
             stop_process(process)  # type: ignore[arg-type]  # text mode, the same calls
 
 
+def readme_line(command: str) -> list[str]:
+    """The README's ``topics-crawler <command>`` line as words, on this test's port."""
+    return shlex.split(QUICK_START[command].replace(README_PORT, PORT))
+
+
 def readme_default(setting: str) -> str:
     """The default the README's settings table gives ``setting``."""
-    text = (ROOT / "README.md").read_text("utf-8")
-    found = re.search(rf"^\| `{setting}` \|.*\| `([^`]+)` \|$", text, flags=re.M)
+    found = re.search(rf"^\| `{setting}` \|.*\| `([^`]+)` \|$", README, flags=re.M)
     assert found is not None, f"README has no row for {setting}"
     return found.group(1)
 
@@ -140,10 +155,14 @@ def test_the_wheel_holds_the_package_the_local_site_and_the_console_script(
     assert where.stdout.startswith(str(installed.venv)), where  # not the repository's copy
 
 
-def test_scrapy_settings_give_the_readme_defaults(installed: Installed) -> None:
-    process = installed.run("topics-crawler", "scrapy", "settings", "--get", "RATE_START")
+def test_the_readme_settings_line_prints_the_readme_default(installed: Installed) -> None:
+    words = readme_line("scrapy")
+    assert words[-3:] == ["settings", "--get", "RATE_START"]
+    process = installed.run(*words)
     assert process.returncode == 0, process.stderr
-    assert process.stdout.strip() == readme_default("RATE_START")
+    value = process.stdout.strip()
+    assert value == readme_default("RATE_START")
+    assert f"--get RATE_START    # any Scrapy command: prints {value}" in SECTION
 
 
 def test_a_bad_argument_is_one_line_and_exit_status_2(installed: Installed) -> None:
@@ -155,17 +174,41 @@ def test_a_bad_argument_is_one_line_and_exit_status_2(installed: Installed) -> N
     assert list(installed.home.iterdir()) == []
 
 
-@pytest.mark.parametrize("spider", [(), ("topics",)], ids=["no-spider-name", "topics"])
-def test_an_installed_crawl_writes_every_entity_of_the_tag(
-    installed: Installed, local_site: str, spider: tuple[str, ...]
+def rows_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+def test_the_readme_crawl_line_writes_the_tag_its_stories_and_their_people(
+    installed: Installed, local_site: str
 ) -> None:
-    out = f"crawl-{len(spider)}.jsonl"
+    words = readme_line("crawl")
+    process = installed.run(*words)
+    assert process.returncode == 0, process.stderr[-3000:]
+    rows = rows_of(installed.home / words[words.index("-O") + 1])
+    site = default_site()
+    tag = site.tags["machine-learning"]
+    assert [row["tag"] for row in rows if row["item_type"] == "tag_page"] == [tag.slug]
+    listed = set(tag.listed())
+    every = expected_entities(site, [tag.slug])["stories"]
+    stories = {row["story_id"]: row for row in rows if row["item_type"] == "story"}
+    assert set(stories) == listed
+    for story_id in listed:  # each listed story from its own page, with its values
+        values = every[story_id]
+        assert {k: stories[story_id].get(k) for k in values} == values, story_id
+        assert stories[story_id]["text"], story_id
+    authors = {row["username"] for row in rows if row["item_type"] == "author"}
+    assert {site.stories[i].author for i in listed} <= authors
+
+
+def test_an_installed_crawl_of_two_tags_writes_every_entity_once(
+    installed: Installed, local_site: str
+) -> None:
     process = installed.run(
-        "topics-crawler", "crawl", *spider, "-a", f"tags={','.join(TAGS)}",
-        "-s", f"MEDIUM_BASE_URL={local_site}", "-s", "LOG_LEVEL=WARNING", "-O", out,
+        "topics-crawler", "crawl", "topics", "-a", f"tags={','.join(TAGS)}",
+        "-s", f"MEDIUM_BASE_URL={local_site}", "-s", "LOG_LEVEL=WARNING", "-O", "two.jsonl",
     )  # fmt: skip
     assert process.returncode == 0, process.stderr[-3000:]
-    rows = [json.loads(line) for line in (installed.home / out).read_text("utf-8").splitlines()]
+    rows = rows_of(installed.home / "two.jsonl")
     expected = expected_entities(default_site(), TAGS)
     for item_type, key in KEYS.items():
         found = Counter(row[key] for row in rows if row["item_type"] == item_type)
@@ -174,16 +217,15 @@ def test_an_installed_crawl_writes_every_entity_of_the_tag(
     stories = {row["story_id"]: row for row in rows if row["item_type"] == "story"}
     for story_id, values in expected["stories"].items():
         assert {k: stories[story_id].get(k) for k in values} == values, story_id
-        assert stories[story_id]["text"], story_id
     assert {row["item_type"] for row in rows} <= {*KEYS, "tag_edge"}
 
 
-def test_the_installed_demo_writes_its_dataset_and_lines_that_run(installed: Installed) -> None:
+def test_the_readme_demo_line_writes_its_dataset_and_lines_that_run(installed: Installed) -> None:
     started = time.monotonic()
-    process = installed.run("topics-crawler", "demo", "--out", "demo", timeout=600)
+    process = installed.run(*readme_line("demo"), timeout=600)
     took = time.monotonic() - started
     assert process.returncode == 0, process.stderr[-3000:]
-    out = installed.home / "demo"
+    out = installed.home / "data" / "demo"  # the README: "into ./data/demo/"
     manifest = json.loads((out / "manifest.json").read_text("utf-8"))
     assert [run["tags"] for run in manifest["runs"]] == [[demo.SEED_TAG], [demo.SECOND_TAG]]
     stories = pq.read_table(out / "stories.parquet")
@@ -204,14 +246,14 @@ def test_the_installed_demo_writes_its_dataset_and_lines_that_run(installed: Ins
 
 def test_the_report_extra_adds_the_report(installed: Installed) -> None:
     """``pip install 'topics_crawler[report]'`` on top: the demo's dataset gets its report."""
-    if not (installed.home / "demo" / "manifest.json").is_file():
+    if not (installed.home / "data" / "demo" / "manifest.json").is_file():
         pytest.skip("needs the demo's dataset (the test before)")
     installed.uv_pip(
         "--constraint",
         str(ROOT / "requirements.txt"),
         f"topics_crawler[report] @ {installed.wheel.as_uri()}",
     )
-    process = installed.run("topics-crawler", "report", "demo", "--html", timeout=300)
+    process = installed.run("topics-crawler", "report", "data/demo", "--html", timeout=300)
     assert process.returncode == 0, process.stderr[-3000:]
     page = Path(installed.home / process.stdout.strip())
     assert page.name == "report.html"
