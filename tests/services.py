@@ -175,14 +175,19 @@ class RedisServer(_Service):
 
 
 class ScrapydServer(_Service):
-    """Scrapyd 1.6 with a temporary ``scrapyd.conf``: auth on, items and logs in ``workdir``."""
+    """Scrapyd 1.6 with a temporary ``scrapyd.conf``: auth on, items and logs in ``workdir``;
+    run by ``python`` (this interpreter unless given: a Scrapyd host's virtualenv), which
+    also runs its jobs."""
 
     name = "scrapyd"
 
-    def __init__(self, workdir: Path, username: str, password: str) -> None:
+    def __init__(
+        self, workdir: Path, username: str, password: str, python: str = sys.executable
+    ) -> None:
         super().__init__(workdir)
         self.username = username
         self.password = password
+        self.python = python
 
     @property
     def url(self) -> str:
@@ -190,7 +195,7 @@ class ScrapydServer(_Service):
 
     def command(self) -> list[str]:
         (self.workdir / "scrapyd.conf").write_text(self.config(), "utf-8")
-        return [sys.executable, "-m", "scrapyd", "--pidfile=", "--logfile=scrapyd-twistd.log"]
+        return [self.python, "-m", "scrapyd", "--pidfile=", "--logfile=scrapyd-twistd.log"]
 
     def config(self) -> str:
         return "\n".join(

@@ -105,7 +105,8 @@ def test_a_second_crawl_into_a_held_dataset_is_refused_and_a_killed_holder_is_st
             holder.kill()
         holder.wait(10)
         assert second.returncode == 1
-        (line,) = [row for row in second.log.splitlines() if row.strip()]
+        logged, line = [row for row in second.log.splitlines() if row.strip()]
+        assert logged.endswith(f"ERROR: {line}")  # LOG_FILE has the line stderr has
         assert f"{dataset} is being written by another crawl: pid {holder.pid} on " in line
         assert " since 20" in line
         assert "scrapy crawl topics" in line

@@ -169,7 +169,8 @@ def test_redis_unreachable_at_start_is_one_error_and_nothing_written(tmp_path: P
     run = run_crawl("http://127.0.0.1:9", tmp_path, "tags=llm", settings={"REDIS_URL": url})
     assert run.returncode == 1
     assert "Traceback" not in run.log
-    (line,) = run.log.strip().splitlines()
+    logged, line = run.log.strip().splitlines()  # LOG_FILE, then stderr
+    assert logged.endswith(f" ERROR: {line}")
     assert line.startswith(
         f"scrapy crawl topics: error: crawl not started: cannot reach Redis at {url}: "
     )

@@ -57,7 +57,10 @@ def test_in_process_crawl_matches_the_process(
 def test_a_refused_command_line_is_one_line_and_status_2(tmp_path: Path) -> None:
     run = crawl_in_process("http://127.0.0.1:9", tmp_path, "tags=ai", "max_stories=zero")
     assert run.returncode == 2
-    assert run.log == "scrapy crawl topics: error: max_stories: 'zero' is not a whole number\n"
+    line = "scrapy crawl topics: error: max_stories: 'zero' is not a whole number"
+    logged, printed = run.log.splitlines()  # LOG_FILE, then stderr
+    assert logged.endswith(f" [topics_crawler.commands.crawl] ERROR: {line}")
+    assert printed == line
     assert run.items == []
 
 

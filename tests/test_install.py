@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import venv
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -100,19 +99,3 @@ def test_each_extra_installs_on_its_own(
 ) -> None:
     clean_venv.install(f".[{extra}]")
     assert all(clean_venv.importable(*modules).values())
-
-
-def test_the_scrapyd_egg_with_dependencies_holds_no_dev_tools(
-    clean_venv: CleanVenv, tmp_path: Path
-) -> None:
-    clean_venv.install(".[deploy]")
-    egg = tmp_path / "project.egg"
-    with building_in_the_project():
-        process = clean_venv.run(
-            "scrapyd-deploy", "--build-egg", str(egg), "--include-dependencies"
-        )
-    assert process.returncode == 0, process.stderr[-3000:]
-    tops = {name.split("/")[0] for name in zipfile.ZipFile(egg).namelist()}
-    assert {"topics_crawler", "scrapy", "pyarrow"} <= tops
-    assert not tops & {"pytest", "_pytest", "mypy", "scrapyd", "matplotlib", "ruff"}, tops
-    assert "EGG-INFO" in tops

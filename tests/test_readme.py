@@ -46,6 +46,8 @@ COVERED_ELSEWHERE = {
     r"^MEDIUM_SID=": "tests/test_access.py::test_a_crawl_takes_one_kind_and_a_session_shows_"
     "members_the_whole_text (a member's session on the local site)",
     r"^\.venv/bin/python -m topics_crawler extract ": "tests/test_cli_extract.py",
+    r"^topics-crawler (demo|site|crawl|scrapy)\b": "tests/test_installed.py (each line run as"
+    " written, from a wheel in a clean virtualenv)",
 }
 #: Commands this module runs (everything else in the README must be covered above).
 RUN_HERE = (

@@ -55,11 +55,11 @@ def test_failure_explains_what_went_wrong(
         assert reason in problem
 
 
-def test_crawl_command_points_scrapy_at_the_site(tmp_path: Path) -> None:
+def test_crawl_command_points_the_crawl_at_the_site(tmp_path: Path) -> None:
     command = demo.crawl_command(
         "http://127.0.0.1:1234", ["tags=a,b", "history=newest"], tmp_path, "x", {"A": "1"}
     )
-    assert command[1:5] == ["-m", "scrapy", "crawl", "x"]
+    assert command[1:5] == ["-m", "topics_crawler", "crawl", "x"]  # from any folder
     assert command[5:9] == ["-a", "tags=a,b", "-a", "history=newest"]
     assert "MEDIUM_BASE_URL=http://127.0.0.1:1234" in command
     assert "A=1" in command

@@ -69,6 +69,7 @@ AUTOTHROTTLE_ENABLED = False
 RATE_CONTROL_ENABLED = True
 RATE_CEILINGS = {"medium.com": 5.0}
 RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, learned from 429s
+RATE_START = 4  # requests/s a host not met yet starts at (0: unpaced), doubled about every second
 # RATE_BUDGET_CLASS: one budget per egress address shared by the workers behind it (ceiling
 # and learned rate; topics_crawler/middlewares/rate_budget.py). Not set here: the distributed
 # add-on sets it with REDIS_URL (an add-on's setting loses to this file's); -s

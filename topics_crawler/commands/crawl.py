@@ -14,6 +14,9 @@ answering, a resume that would not overwrite output) run it at the same point:
 a crawl that cannot start says why in one line and exits with status 1; one with nothing
 to do (a distributed crawl that has finished) says so in one line and exits with 0.
 
+Each such line is also written to ``LOG_FILE`` when one is set, as a log record: the log
+of a Scrapyd job that could not start holds why (:mod:`topics_crawler.commands.refusal`).
+
 A Parquet feed given with ``-o`` (append) whose file already holds data is refused
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
 and finding out at the end of the crawl would lose what it scraped.
@@ -45,6 +48,7 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
+from topics_crawler.commands.refusal import Refusal, console_line, log_to_file, scrapyd_job
 from topics_crawler.commands.settings_check import settings_error
 from topics_crawler.errors import (
     CrawlNotStarted,
@@ -169,14 +173,29 @@ def start_failure(task: asyncio.Future[Any]) -> list[str]:
 
 
 def refuse(line: str, status: int = ARGUMENT_ERROR_EXIT) -> NoReturn:
-    """Print one line (an error, or that there is nothing to do) and exit, before any crawl
-    machinery starts."""
-    print(line, file=sys.stderr)
-    raise SystemExit(status)
+    """Stop with one line (an error, or that there is nothing to do) and ``status``, before
+    any crawl machinery starts: :meth:`Command.process_options` prints it on stderr and
+    writes it to ``LOG_FILE`` (:mod:`topics_crawler.commands.refusal`)."""
+    raise Refusal(line, status)
 
 
 class Command(ScrapyCrawlCommand):
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        """Read the options and check them (:meth:`check_options`); a refusal is one line on
+        stderr and in ``LOG_FILE``, and the exit status."""
+        try:
+            self.check_options(args, opts)
+        except Refusal as refusal:
+            self.say(refusal.line, scrapyd_job(opts.spargs) is not None, refusal.status)
+            raise SystemExit(refusal.status) from None
+
+    def say(self, line: str, under_scrapyd: bool, status: int = CRAWL_FAILURE_EXIT) -> None:
+        """One line on stderr, and in ``LOG_FILE`` when set (an error unless ``status`` 0)."""
+        print(console_line(line, under_scrapyd), file=sys.stderr, flush=True)
+        if self.settings is not None:
+            log_to_file(self.settings, line, logging.INFO if status == 0 else logging.ERROR)
+
+    def check_options(self, args: list[str], opts: argparse.Namespace) -> None:
         try:
             super().process_options(args, opts)  # -a / -s / -o syntax
         except UsageError as exc:
@@ -215,7 +234,8 @@ class Command(ScrapyCrawlCommand):
             started.add_done_callback(lambda task: not_started.extend(start_failure(task)))
         self.crawler_process.start()
         for reason in not_started:
-            print(f"scrapy crawl {args[0]}: error: crawl not started: {reason}", file=sys.stderr)
+            line = f"scrapy crawl {args[0]}: error: crawl not started: {reason}"
+            self.say(line, scrapyd_job(opts.spargs) is not None)
         if self.crawler_process.bootstrap_failed:
             self.exitcode = CRAWL_FAILURE_EXIT
         else:

@@ -56,9 +56,16 @@ def holder_line(holder: dict[str, Any]) -> str:
 
 def command_line() -> str:
     """This process's command line, ``scrapy …`` for Scrapy's command runner, with the
-    values of secret settings (``-s MEDIUM_COOKIE=…``) redacted."""
+    values of secret settings (``-s MEDIUM_COOKIE=…``) redacted; a Scrapyd job's starts
+    with its job id (``Scrapyd job <id>: scrapy crawl …``), the handle to cancel it."""
     program = "scrapy" if "scrapy" in sys.argv[0] else Path(sys.argv[0]).name
-    return " ".join([program, *redact_arguments(sys.argv[1:])])
+    arguments = redact_arguments(sys.argv[1:])
+    line = " ".join([program, *arguments])
+    job = next(
+        (a.partition("=")[2] for a in arguments if a.startswith("_job=")),  # Scrapyd's -a
+        None,
+    )
+    return f"Scrapyd job {job}: {line}" if job else line
 
 
 def _read_holder(handle: IO[str]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ class RatePolicy:
     #: First contact with a host: its first rate (0: none, as fast as the concurrency
     #: allows), grown by ``start_increase`` per second (×e^0.7 ≈ 2 a second) while it binds,
     #: until the first limit (then cut by ``start_decrease``) or ``start_unlimited``.
-    start: float = 4.0
+    start: float = float(defaults.RATE_START)
     start_increase: float = 0.7
     start_decrease: float = 0.5
     start_unlimited: float = 200.0
@@ -52,7 +52,7 @@ class RatePolicy:
             fast_increase=settings.getfloat("RATE_FAST_INCREASE", default.fast_increase),
             minimum=settings.getfloat("RATE_MIN", default.minimum),
             first_guess=settings.getfloat("RATE_FIRST_GUESS", default.first_guess),
-            start=settings.getfloat("RATE_START", default.start),
+            start=settings.getfloat("RATE_START", defaults.RATE_START),
             start_increase=settings.getfloat("RATE_START_INCREASE", default.start_increase),
             start_decrease=settings.getfloat("RATE_START_DECREASE", default.start_decrease),
             start_unlimited=settings.getfloat("RATE_START_UNLIMITED", default.start_unlimited),

@@ -30,10 +30,8 @@ from topics_crawler.site.server import SiteServer
 ARCHIVE_TAG = "distributed-training"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m topics_crawler.site", description=__doc__.splitlines()[0]
-    )
+def build_parser(prog: str = "python -m topics_crawler.site") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="port to bind (default: a free one)")
     parser.add_argument(
         "--archive", type=int, default=0, metavar="N",
@@ -81,8 +79,9 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Serve until Ctrl-C or SIGTERM; ``prog`` names the command in its help."""
+    args = (build_parser(prog) if prog else build_parser()).parse_args(argv)
     if args.archive < 0 or args.latency < 0:
         print("--archive and --latency must not be negative", file=sys.stderr)
         return 2

@@ -2,11 +2,13 @@
 
     python -m topics_crawler.site.demo --out data/demo
 
+    topics-crawler demo --out data/demo          # the same, from an installed package
+
 Serves the local site in-process on a free port — the seed tag with a 1,000-story
-archive and its JavaScript sections — and runs two ``scrapy crawl topics``
-subprocesses (cwd = repo root, ``MEDIUM_BASE_URL`` pointing at the site) into one
-bulk dataset at ``<out>`` (``DATASET_DIR``: Parquet + JSONL per type,
-``manifest.json`` with both runs):
+archive and its JavaScript sections — and runs two crawls, ``python -m topics_crawler
+crawl topics`` subprocesses (``scrapy crawl topics`` from any folder, ``MEDIUM_BASE_URL``
+pointing at the site), into one bulk dataset at ``<out>`` (``DATASET_DIR``: Parquet +
+JSONL per type, ``manifest.json`` with both runs):
 
 1. the seed tag and its whole history over the GraphQL endpoint
    (``-a history=newest``), the tag page through Chromium when it is installed (its
@@ -14,7 +16,9 @@ bulk dataset at ``<out>`` (``DATASET_DIR``: Parquet + JSONL per type,
 2. a second tag, its stories, authors and publications from their own pages.
 
 Then it writes the web report (``<out>/report/report.html``) and prints items per
-type and three lines to paste: a DuckDB query, a pandas line, the report's path.
+type and three lines to paste: a DuckDB query, a pandas line, the report's path. Without
+the ``report`` extra (matplotlib, DuckDB, pandas) it ends after the dataset, with one line
+saying how to get them.
 Crawl logs go to ``<out>/crawl-<n>.log``. A previous demo dataset in ``<out>`` is
 replaced, so the demo gives the same result every time. Exits 1 with a clear
 message when a crawl fails or yields nothing.
@@ -23,6 +27,7 @@ message when a crawl fails or yields nothing.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -41,7 +46,6 @@ from topics_crawler.site.content import default_site
 from topics_crawler.site.model import SiteContent
 from topics_crawler.site.server import SiteServer
 
-ROOT = Path(__file__).resolve().parents[2]
 SEED_TAG = "distributed-training"
 SECOND_TAG = "machine-learning"
 DEFAULT_TAGS = (SEED_TAG, SECOND_TAG)
@@ -57,6 +61,9 @@ NO_CHROMIUM = (
     f"JavaScript sections skipped: no Chromium at {CHROMIUM} — `make system-deps` "
     "(Debian: apt-get install chromium) adds them to the next demo"
 )
+#: What the report and the paste lines import: the ``report`` extra.
+REPORT_MODULES = ("matplotlib", "duckdb", "pandas")
+REPORT_EXTRA = "pip install 'topics_crawler[report]'"
 #: A local site answers at once: no politeness delays, more requests in flight.
 FAST_LOCAL = {
     "AUTOTHROTTLE_ENABLED": "False",
@@ -129,8 +136,9 @@ def crawl_command(
     spider: str,
     settings: dict[str, str] | None = None,
 ) -> list[str]:
-    """The ``scrapy crawl`` command line of one demo crawl."""
-    command = [sys.executable, "-m", "scrapy", "crawl", spider]
+    """The command line of one demo crawl: ``scrapy crawl`` with the project's settings,
+    from any folder (:mod:`topics_crawler.cli.scrapy_command`)."""
+    command = [sys.executable, "-m", "topics_crawler", "crawl", spider]
     for argument in arguments:
         command += ["-a", argument]
     for name, value in {**(settings or {}), "MEDIUM_BASE_URL": base_url}.items():
@@ -207,8 +215,7 @@ def run_one(command: list[str], log_path: Path, timeout: float) -> int:
     with log_path.open("w", encoding="utf-8") as log:
         try:
             done = subprocess.run(
-                command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, timeout=timeout,
-                check=False,
+                command, stdout=log, stderr=subprocess.STDOUT, timeout=timeout, check=False,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             log.write(f"\n[demo] crawl killed after {timeout:.0f} s\n")
@@ -270,9 +277,37 @@ def paste_lines(dataset_dir: Path, report: Path) -> list[str]:
     ]
 
 
-def summary(run: CrawlRun, report: Path) -> str:
-    """Short human summary of a successful demo, ending with the three paste lines."""
+def pyarrow_line(dataset_dir: Path) -> str:
+    """A line that reads the stories with pyarrow alone (no extra needed), runnable as is."""
+    python = shown_path(Path(sys.executable).absolute())
+    stories = shown_path(dataset_dir / "stories.parquet")
+    code = (
+        "import pyarrow.parquet as pq; "
+        f"t = pq.read_table('{stories}'); print(t.num_rows, 'stories:', t.column_names[:8])"
+    )
+    return f"{shlex.quote(python)} -c {double_quoted(code)}"
+
+
+def missing_report_modules() -> list[str]:
+    """The ``report`` extra's modules this Python lacks (none with ``[report]`` installed)."""
+    return [name for name in REPORT_MODULES if importlib.util.find_spec(name) is None]
+
+
+def summary(run: CrawlRun, report: Path | None) -> str:
+    """Short human summary of a successful demo, ending with the three paste lines; without
+    a report (no ``report`` extra), a pyarrow line and how to get the rest."""
     rows = [f"  {kind:<12} {count:>5}" for kind, count in sorted(run.counts.items())]
+    if report is not None:
+        ending = [
+            "Try (DuckDB, pandas, the report in a browser):",
+            *paste_lines(run.dataset_dir, report),
+        ]
+    else:
+        ending = [
+            "Try (pyarrow):",
+            pyarrow_line(run.dataset_dir),
+            f"The report, DuckDB and pandas: {REPORT_EXTRA} (then run the demo again)",
+        ]
     return "\n".join(
         [
             f"Crawled the local site in {len(run.titles)} runs: {run.total} items",
@@ -280,14 +315,14 @@ def summary(run: CrawlRun, report: Path) -> str:
             f"dataset: {shown_path(run.dataset_dir)} (Parquet + JSONL per type, manifest.json)",
             f"logs:    {shown_path(run.dataset_dir)}/crawl-*.log",
             "",
-            "Try (DuckDB, pandas, the report in a browser):",
-            *paste_lines(run.dataset_dir, report),
+            *ending,
         ]
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run the demo; ``prog`` names the command in its help."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("data/demo"), help="output folder")
     parser.add_argument("--spider", default="topics", help=argparse.SUPPRESS)
     parser.add_argument("--timeout", type=float, default=600.0, help="crawl time limit, seconds")
@@ -302,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"command: {' '.join(run.command)}", file=sys.stderr)
         print(f"last lines of {run.log_path}:\n{log_tail(run.log_path)}", file=sys.stderr)
         return 1
+    if missing_report_modules():
+        print(summary(run, None))
+        return 0
     try:
         report = build_report(run.dataset_dir, run.dataset_dir / "report", "html")
     except ReportInputError as exc:
