@@ -8,7 +8,8 @@ gaps there, and is yielded as it is if that page cannot be fetched.
 
     scrapy crawl topics -a tags=distributed-training,machine-learning -O out.jsonl
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
-    scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
+    scrapy crawl topics -a tags=llm -a follow=stories          # tag pages and stories only
+    scrapy crawl topics -a tags=llm -a follow=none -a cards=stories   # the cards, no story page
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
     scrapy crawl topics -a tags=llm -a history=archive -a since=2026-09-01 -a until=2026-09-07
     scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
@@ -131,6 +132,12 @@ class TopicsSpider(Spider):
         CrawlOptions.from_spider_arguments(spider_args)
 
     @property
+    def exported_types(self) -> frozenset[str]:
+        """The item types this crawl exports (``-a follow``, ``-a cards``, ``-a responses``):
+        the health check asks for a minimum of these only."""
+        return self.options.item_types
+
+    @property
     def one_page_run(self) -> bool:
         """No tag to crawl: the spider serves ``scrapy parse`` or ``scrapy shell`` of one page
         (``scrapy crawl`` refuses to start without a tag), so crawl-level checks do not apply."""
@@ -197,7 +204,7 @@ class TopicsSpider(Spider):
         for link, item in self.feeds.new_stories(result):
             if "stories" in self.options.follow:
                 yield from self.follow_entity(link, known=item)
-            elif item is not None:
+            elif item is not None:  # -a cards=stories (checked with the arguments)
                 yield item
 
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
@@ -315,13 +322,13 @@ class TopicsSpider(Spider):
     # --- helpers ------------------------------------------------------------------
 
     def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
-        """Follow (or, when not following stories, yield) the first ``limit`` story cards."""
+        """Follow the first ``limit`` story cards (or, with ``-a cards=stories``, yield them)."""
         cards = {s.story_id: s for s in result.items_of("story") if isinstance(s, Story)}
         for link in result.links_of("story")[:limit]:
             card = cards.get(link.key)
             if "stories" in self.options.follow:
                 yield from self.follow_entity(link, known=card)
-            elif card is not None:
+            elif card is not None and "stories" in self.options.cards:
                 yield card
 
     def parse_response(self, response: Response, kind: PageKind | None) -> PageResult | Request:
@@ -394,17 +401,19 @@ class TopicsSpider(Spider):
         yield merge_items(known, item) if known is not None else item
 
     def follow_entities(self, result: PageResult, kinds: tuple[str, ...]) -> Iterator[Any]:
-        """Request the pages of ``kinds`` a page links to; yield what it knew when not following."""
+        """Request the pages of the ``kinds`` followed that a page links to; yield what it
+        knew of the kinds kept as cards (``-a cards``); the other kinds are not exported."""
         known = {item_key(item): item for item in result.items if not isinstance(item, TagPage)}
+        follow, cards = self.options.follow, self.options.cards
         for kind in kinds:
             for link in result.links_of(kind):
                 item = known.pop((kind, link.key), None)
-                if _FOLLOW_KEY[kind] in self.options.follow:
+                if _FOLLOW_KEY[kind] in follow:
                     yield from self.follow_entity(link, known=item)
-                elif item is not None:
+                elif item is not None and _FOLLOW_KEY[kind] in cards:
                     yield item
         for (kind, _key), item in known.items():
-            if kind in kinds:
+            if kind in kinds and _FOLLOW_KEY[kind] in follow | cards:
                 yield item  # data from the page state without a link to follow
 
     def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Any]:
