@@ -36,6 +36,7 @@ from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage
 from topics_crawler.items.merge import ENTITY_KEY_META, link_identity, merge_items
+from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
@@ -66,14 +67,23 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
 )
 from topics_crawler.spiders._left_medium import LeftMediumHosts
-from topics_crawler.spiders._refetch import Refetcher
+from topics_crawler.spiders._refetch import REFETCH_META, Refetcher
 from topics_crawler.spiders._related import TagWalker
 from topics_crawler.spiders._responses import ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
+#: Meta of the request that asks for the same page again (see ``spiders/_refetch.py``).
+_AGAIN_META = (RENDER_REASON_META, REFETCH_META)
 #: Failure reasons of pages the site refused for good (logged once per host, as one line).
 REFUSED_REASONS = frozenset({"waf", "refused_by_site"})
+
+
+def page_again(outputs: list[Item | Request]) -> Request | None:
+    """The request for the same page again, when a callback's whole answer is that."""
+    if len(outputs) == 1 and isinstance(outputs[0], Request):
+        return outputs[0] if any(key in outputs[0].meta for key in _AGAIN_META) else None
+    return None
 
 
 class TopicsSpider(Spider):
@@ -179,10 +189,27 @@ class TopicsSpider(Spider):
 
     # --- callbacks ---------------------------------------------------------------
 
-    def parse(self, response: Response, **kwargs: Any) -> Iterator[Item | Request]:
+    async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[Item | Request]:
         """Any Medium page, by the kind its request names (``scrapy parse <url>``, requests
         without a callback); a page of no entity kind (an RSS feed, a JSON payload) gives
-        the items its content holds."""
+        the items its content holds.
+
+        In a one-page run (``scrapy parse``) a page the crawl would ask for again — through
+        the browser, when plain HTTP lacked what it shows, or once more for broken state —
+        is fetched again here (:meth:`~scrapy.core.engine.ExecutionEngine.download_async`,
+        the downloader middlewares applied as for any request), so its items are the
+        command's first depth level, as a crawl would export them."""
+        outputs = list(self.parse_page(response))
+        for _ in range(2):  # broken state, then the browser: each asked at most once
+            again = page_again(outputs) if self.one_page_run else None
+            if again is None:
+                break
+            outputs = list(self.parse_page(await self.crawler.engine.download_async(again)))
+        for output in outputs:
+            yield output
+
+    def parse_page(self, response: Response) -> Iterator[Item | Request]:
+        """:meth:`parse` of one response: the callback of its kind, or its content's items."""
         kind = response.meta.get("entity_kind")
         if kind in _FOLLOW_KEY or kind == "tag":
             yield from getattr(self, f"parse_{kind}")(response)
