@@ -46,7 +46,9 @@ def archive(extra: int, limit: int) -> list[dict[str, Any]]:
         tempfile.TemporaryDirectory() as tmp,
     ):
         for follow in ("authors", "authors,stories"):
-            stats = crawl(site, Path(tmp) / follow, f"follow={follow}", f"author_stories={limit}")
+            cards = ["cards=stories"] if "stories" not in follow else []  # archive cards kept
+            stats = crawl(site, Path(tmp) / follow, f"follow={follow}", *cards,
+                          f"author_stories={limit}")  # fmt: skip
             listing, stories = stats["author_archive/requests"], stats["author_archive/stories"]
             pages = sum(1 for method, path, _ in site.requests if path != "/robots.txt")
             rows.append({

@@ -61,6 +61,7 @@ def crawl(content: SiteContent, follow: str, **site_options: Any) -> dict[str, A
     with SiteServer(content, **site_options) as site, tempfile.TemporaryDirectory() as out:
         run = run_crawl(
             site.base_url, Path(out), f"tags={TAG}", "history=newest", f"follow={follow}",
+            *(["cards=stories"] if "stories" not in follow else []),
             settings=SETTINGS, timeout=1800,
         )  # fmt: skip
         served = [(m, p, s) for m, p, s in site.requests if s != 429]

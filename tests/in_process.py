@@ -30,6 +30,7 @@ import asyncio
 import concurrent.futures
 import io
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -46,7 +47,7 @@ from scrapy.settings import Settings
 from scrapy.spiders import Spider
 from scrapy.utils.log import TopLevelFormatter, log_scrapy_info
 from scrapy.utils.misc import build_from_crawler, load_object
-from scrapy.utils.project import get_project_settings
+from scrapy.utils.project import ENVVAR, get_project_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -294,15 +295,42 @@ def last_resort_logging() -> Iterator[None]:
         root.removeHandler(handler)
 
 
-def scrapy_crawl(*arguments: str, timeout: float = 300, start: bool = True) -> Completed:
+@contextmanager
+def working_directory(folder: Path | None) -> Iterator[None]:
+    """Run the block in ``folder`` (None: where we are), as a command started there would
+    (relative output paths land there). The project's settings module is named in the
+    environment, as scrapy.cfg names it from the project root."""
+    if folder is None:
+        yield
+        return
+    saved = Path.cwd(), os.environ.get(ENVVAR)
+    os.environ[ENVVAR] = "topics_crawler.settings"
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(saved[0])
+        if saved[1] is None:
+            os.environ.pop(ENVVAR, None)
+        else:
+            os.environ[ENVVAR] = saved[1]
+
+
+def scrapy_crawl(
+    *arguments: str, timeout: float = 300, start: bool = True, cwd: Path | None = None
+) -> Completed:
     """``scrapy crawl <arguments>`` in this process (see the module docstring).
 
     ``start=False``: only read the command line (the refusals); a command line that
-    would start a crawl fails the test.
+    would start a crawl fails the test. ``cwd``: run in that folder (outputs with
+    relative paths land there), the project's settings named in the environment.
     """
+    if cwd is not None:
+        with working_directory(cwd):
+            return scrapy_crawl(*arguments, timeout=timeout, start=start)
     from topics_crawler.commands.crawl import Command
 
-    if Path.cwd() != ROOT:
+    if Path.cwd() != ROOT and os.environ.get(ENVVAR) != "topics_crawler.settings":
         raise RuntimeError(f"run pytest from {ROOT}: scrapy crawl reads scrapy.cfg from there")
     command = Command()
     settings = get_project_settings()
@@ -364,11 +392,11 @@ def python_m(*argv: str, new_process: bool = False, timeout: float = 60) -> Comp
     raise ValueError(f"no in-process runner for python -m {' '.join(argv)}")
 
 
-def topics_crawler_cli(*arguments: str) -> Completed:
-    """``python -m topics_crawler <arguments>`` in this process."""
+def topics_crawler_cli(*arguments: str, cwd: Path | None = None) -> Completed:
+    """``python -m topics_crawler <arguments>`` in this process (``cwd``: in that folder)."""
     from topics_crawler.cli import main
 
-    with captured_output() as (stdout, stderr):
+    with working_directory(cwd), captured_output() as (stdout, stderr):
         try:
             returncode = int(main(list(arguments)))
         except SystemExit as exc:

@@ -93,15 +93,43 @@ def test_items_keep_canonical_medium_urls(full_crawl: CrawlRun, site: SiteView) 
         assert "?" not in item["url"]
 
 
-def test_follow_none_and_max_stories_stay_on_tag_pages(site: SiteView, tmp_path: Path) -> None:
+def test_follow_none_exports_the_tag_pages_alone(site: SiteView, tmp_path: Path) -> None:
+    site.clear_log()
+    run = crawl_in_process(site.base_url, tmp_path, "tags=distributed-training", "follow=none")
+    assert run.returncode == 0, run.log[-3000:]  # no story: the health check asks for none
+    assert set(run.counts()) == {"tag_page", "tag_edge"}
+    fetched = {path.split("?")[0] for _, path, _ in site.requests}
+    assert fetched == {"/robots.txt", "/tag/distributed-training"}
+
+
+def test_follow_stories_exports_no_author_or_publication(site: SiteView, tmp_path: Path) -> None:
     site.clear_log()
     run = crawl_in_process(
-        site.base_url, tmp_path, "tags=distributed-training", "max_stories=3", "follow=none"
+        site.base_url, tmp_path, "tags=distributed-training", "max_stories=3", "follow=stories"
     )
+    assert run.returncode == 0, run.log[-3000:]
+    assert set(run.counts()) == {"tag_page", "tag_edge", "story"}
+    assert run.counts()["story"] == 3
+    for story in run.of_type("story"):  # from the story's own page
+        assert all(story[name] for name in ("title", "author_username", "text")), story
+    fetched = {path.split("?")[0].rstrip("/") for _, path, _ in site.requests}
+    profiles = {path for path in fetched if path.count("/") == 1} - {"/robots.txt"}
+    assert profiles == set(), "no author or publication page"
+
+
+def test_follow_none_cards_and_max_stories_stay_on_tag_pages(
+    site: SiteView, tmp_path: Path
+) -> None:
+    site.clear_log()
+    run = crawl_in_process(
+        site.base_url, tmp_path, "tags=distributed-training", "max_stories=3", "follow=none",
+        "cards=stories",
+    )  # fmt: skip
     assert run.returncode == 0, run.log[-3000:]
     counts = run.counts()
     assert (counts["tag_page"], counts["story"]) == (1, 3)
-    assert counts["author"] > 0, "authors the tag page's state knows are still yielded"
+    assert "author" not in counts, "authors are neither followed nor kept as cards"
+    assert {story["data_source"] for story in run.of_type("story")} <= {"card", "state+card"}
     fetched = {path.split("?")[0] for _, path, _ in site.requests}
     assert fetched == {"/robots.txt", "/tag/distributed-training"}
     page = run.of_type("tag_page")[0]

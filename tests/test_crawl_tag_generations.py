@@ -76,7 +76,7 @@ def card_values(content: SiteContent, story: SiteStory, tag: SiteTag) -> dict[st
 def crawl_tag(site: SiteServer, tmp_path: Path, *tags: str, in_process: bool = True) -> CrawlRun:
     site.clear_log()
     crawl = crawl_in_process if in_process else run_crawl
-    return crawl(site.base_url, tmp_path, f"tags={','.join(tags)}", "follow=none")
+    return crawl(site.base_url, tmp_path, f"tags={','.join(tags)}", "follow=none", "cards=stories")
 
 
 @pytest.mark.parametrize("slug", ["pytorch", "deep-learning"])

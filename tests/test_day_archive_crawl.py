@@ -100,7 +100,7 @@ def test_the_archive_asked_for_lists_only_its_range(
     site.clear_log()
     run = crawl_in_process(
         site.base_url, tmp_path, f"tags={TAG}", "history=archive", "since=2024-02-03",
-        "until=2024-02-05", "follow=none",
+        "until=2024-02-05", "follow=none", "cards=stories",
     )  # fmt: skip
     assert run.returncode == 0, run.log[-3000:]
     wanted = {
@@ -123,7 +123,7 @@ def test_graphql_errors_are_drift_the_day_archive_stands_in(tmp_path: Path) -> N
     content.schema_drift = {"Tag.posts"}
     with SiteServer(content) as site:
         run = crawl_in_process(
-            site.base_url, tmp_path, f"tags={TAG}", "history=newest", "follow=none"
+            site.base_url, tmp_path, f"tags={TAG}", "history=newest", "follow=none", "cards=stories"
         )
     assert run.returncode == 0, run.log[-3000:]
     assert set(story_ids([run])) == every_story(content)

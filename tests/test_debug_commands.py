@@ -27,6 +27,8 @@ STORY = next(s for s in CONTENT.stories.values() if not CONTENT.publication_of(s
 AUTHOR = CONTENT.authors[STORY.author]
 PUBLICATION = next(p for p in CONTENT.publications.values() if not p.domain)
 TAG = next(iter(CONTENT.tags))
+TAG_URL = f"https://medium.com/tag/{TAG}"
+CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = pytest.mark.integration
 
@@ -107,3 +109,22 @@ def test_scrapy_crawl_still_wants_a_tag(site: SiteServer) -> None:
     process = scrapy(site, "crawl", "topics")
     assert process.returncode == 2
     assert "give at least one tag" in process.stderr
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    not Path(CHROMIUM).exists(),
+    reason=f"Debian's chromium is not installed at {CHROMIUM} (make system-deps)",
+)
+def test_scrapy_parse_shows_a_page_the_browser_completes_at_depth_1() -> None:
+    """A tag page whose "Who to follow" only its JavaScript adds is asked for again through
+    the browser; ``scrapy parse`` fetches it within the first depth level, as a crawl uses it."""
+    with SiteServer(default_site(), js_sections=True) as js_site:
+        process = scrapy(js_site, "parse", "--spider=topics", "--nocolour", TAG_URL)
+    assert process.returncode == 0, process.stderr[-3000:]
+    assert "asking the browser" in process.stderr
+    pages = [item for item in printed_items(process.stdout) if item["item_type"] == "tag_page"]
+    assert len(pages) == 1
+    assert pages[0]["who_to_follow"], "the rendered page's sections"
+    requests = process.stdout.split("# Requests", 1)[1]
+    assert "/tag/" not in requests, "the page itself is not left for a second level"

@@ -1,4 +1,5 @@
-"""``-o file.parquet`` twice: the second run is refused up front with a line suggesting -O."""
+"""``-o out/%(item_type)s.parquet`` twice: the second run is refused up front with a line
+suggesting -O."""
 
 from __future__ import annotations
 
@@ -58,22 +59,23 @@ def crawl(site: SiteView, *output: str) -> Completed:
 
 @pytest.mark.integration
 def test_the_readme_parquet_feed_twice(site: SiteView, tmp_path: Path) -> None:
-    target = tmp_path / "stories.parquet"
-    first = crawl(site, "-o", f"{target}:parquet")
+    template = f"{tmp_path}/%(item_type)s.parquet"
+    target = tmp_path / "tag_page.parquet"  # follow=none: tag pages and their edges
+    first = crawl(site, "-o", f"{template}:parquet")
     assert first.returncode == 0, first.stderr[-2000:]
     written = target.read_bytes()
     rows = pq.read_table(target).num_rows
     assert rows > 0
 
-    again = crawl(site, "-o", f"{target}:parquet")
+    again = crawl(site, "-o", f"{template}:parquet")
     assert again.returncode == 2
     assert again.stderr.strip().splitlines() == [
         f"scrapy crawl topics: error: {target} already holds data and a Parquet file cannot be "
-        f"appended to: use -O {target}:parquet to replace it, or another file name"
+        f"appended to: use -O '{template}:parquet' to replace it, or another file name"
     ]
     assert target.read_bytes() == written, "the refused run must not touch the file"
 
     for _ in range(2):
-        replaced = crawl(site, "-O", f"{target}:parquet")
+        replaced = crawl(site, "-O", f"{template}:parquet")
         assert replaced.returncode == 0, replaced.stderr[-2000:]
         assert pq.read_table(target).num_rows == rows

@@ -107,7 +107,9 @@ def test_story_pages_complete_the_listing_values(
 def test_most_read_takes_the_most_clapped_stories_in_order(
     site: SiteServer, content: SiteContent, tmp_path: Path
 ) -> None:
-    run = crawl(site, tmp_path, "history=most_read", "max_stories=50", "follow=none")
+    run = crawl(
+        site, tmp_path, "history=most_read", "max_stories=50", "follow=none", "cards=stories"
+    )
     expected = [s.id for s in archive_stories(content, TAG, ALL_TIME, "MOST_READ")[:50]]
     assert story_ids(run) == expected
     claps = [item["claps"] for item in run.of_type("story")]
@@ -119,7 +121,7 @@ def test_most_read_takes_the_most_clapped_stories_in_order(
 def test_since_keeps_the_stories_published_from_that_month(
     site: SiteServer, content: SiteContent, tmp_path: Path
 ) -> None:
-    run = crawl(site, tmp_path, "history=newest", "since=2024-06", "follow=none")
+    run = crawl(site, tmp_path, "history=newest", "since=2024-06", "follow=none", "cards=stories")
     start = datetime(2024, 6, 1, tzinfo=UTC)
     expected = [
         s.id for s in archive_stories(content, TAG, ALL_TIME, "NEWEST") if s.published_at >= start
@@ -162,7 +164,14 @@ def test_a_failing_endpoint_hands_the_tag_to_its_day_archive(
 ) -> None:
     content = default_site().with_archive(TAG, 60, seed=1)
     with faulty_site(content, fault) as site:
-        run = crawl(site, tmp_path, "history=newest", "follow=none", settings={"RETRY_TIMES": 0})
+        run = crawl(
+            site,
+            tmp_path,
+            "history=newest",
+            "follow=none",
+            "cards=stories",
+            settings={"RETRY_TIMES": 0},
+        )
         assert posts(site) == listing_requests
         assert site.count(f"/tag/{TAG}", method="GET") == 1  # no browser fallback
     assert run.stats[f"history/failed/{reason}"] == 1

@@ -1,18 +1,16 @@
-"""The README holds: every command in its ``bash`` and ``python`` blocks is run here, against
-the local site, or named with the test or CI step that runs it.
+"""The README holds: every command of its ``bash`` and ``python`` blocks is run here against
+the local site and what it wrote is read and checked, or it is named with why it cannot run
+here and the test or CI step that runs it (the tables are in ``tests/readme_checks.py``).
 
-Commands are run as written, from a scratch folder, with ``.venv/bin/<tool>`` meaning this
-interpreter's and ``MEDIUM_BASE_URL`` pointing at a local site that also has an ``llm`` tag;
-politeness delays are off (a settings module importing the project's).
+Commands run in README order from one scratch folder, against one local site
+(:func:`~topics_crawler.site.topic_graph.topic_graph_site`, what ``python -m
+topics_crawler.site --topic-graph`` serves): crawls and ``python -m topics_crawler`` in this
+process, the rest as processes.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -21,63 +19,22 @@ from pathlib import Path
 
 import pytest
 
-from topics_crawler.site.model import SiteContent
+from tests.readme_checks import (
+    CHECKS,
+    README,
+    ROOT,
+    SKIPPED,
+    Outcome,
+    example_of,
+    readme_commands,
+    run,
+    skip_reason,
+)
 from topics_crawler.site.server import SiteServer
 from topics_crawler.site.topic_graph import topic_graph_site
 
-ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
-
-#: Commands run by another test or by CI, and where.
-COVERED_ELSEWHERE = {
-    r"^make demo$": "tests/test_site_demo.py::test_the_demo_shows_history_two_tags_a_report_and"
-    "_lines_that_run; .ci/run",
-    r"^make test$": ".ci/run",
-    r"^\.venv/bin/pytest ": ".ci/run (make test runs every test)",
-    r"^pip install ": "tests/test_install.py::test_each_extra_installs_on_its_own",
-    r"^make lock$": "tests/test_readme.py::test_make_lock_reproduces_the_committed_locks",
-    r"^make (fixtures|bench|fuzz)$": "tooling: rewrites fixtures / runs benchmarks and the full"
-    " fuzz run (see BENCHMARKS.md)",
-    r"^export SCRAPYD_": "tests/test_scrapyd.py (credentials from the environment)",
-    r"^\.venv/bin/scrapyd-deploy ": "tests/test_scrapyd.py::egg",
-    r"^curl .*schedule\.json": "tests/test_scrapyd.py (schedule.json with arguments)",
-    r"^\.venv/bin/scrapyd-client ": "tests/test_scrapyd.py (ScrapydClient)",
-    r"REDIS_URL=": "tests/test_distributed.py (workers on one real Redis)",
-    r"^MEDIUM_SID=": "tests/test_access.py::test_a_crawl_takes_one_kind_and_a_session_shows_"
-    "members_the_whole_text (a member's session on the local site)",
-    r"^\.venv/bin/python -m topics_crawler extract ": "tests/test_cli_extract.py",
-    r"^topics-crawler (demo|site|crawl|scrapy)\b": "tests/test_installed.py (each line run as"
-    " written, from a wheel in a clean virtualenv)",
-}
-#: Commands this module runs (everything else in the README must be covered above).
-RUN_HERE = (
-    r"^\.venv/bin/scrapy (crawl|parse|shell) ",
-    r"^\.venv/bin/python -m topics_crawler (report|markdown) ",
-    r"^\.venv/bin/python -c ",  # the dataset section's DuckDB / polars / datasets lines
-    r"^<python block>",
-)
-SETTINGS_MODULE = "readme_settings"
-
-
-def readme_commands(text: str) -> list[str]:
-    """Each command of the README's ``bash`` blocks (comments dropped, continuations
-    joined), and each ``python`` block as one ``<python block>`` command."""
-    commands = []
-    for language, body in re.findall(r"^```(\w+)\n(.*?)^```", text, flags=re.S | re.M):
-        if language == "python":
-            commands.append("<python block>\n" + body)
-            continue
-        if language != "bash":
-            continue
-        for line in body.replace("\\\n", " ").splitlines():
-            command = re.sub(r"\s+#\s.*$", "", line).strip()
-            if command and not command.startswith("#"):
-                commands.append(re.sub(r"\s+", " ", command))
-    return commands
-
-
 COMMANDS = readme_commands(README.read_text("utf-8"))
-RUNNABLE = [c for c in COMMANDS if any(re.search(p, c) for p in RUN_HERE)]
+RUNNABLE = [c for c in COMMANDS if example_of(c) is not None]
 
 
 def code_map(text: str) -> set[str]:
@@ -105,15 +62,15 @@ def test_the_code_map_check_sees_a_missing_folder() -> None:
     assert code_map(text) == {"items/"}
 
 
-def test_every_readme_command_is_run_or_covered() -> None:
+def test_every_readme_command_is_checked_or_skipped() -> None:
     assert len(COMMANDS) > 20
-    uncovered = [
-        c
-        for c in COMMANDS
-        if c not in RUNNABLE and not any(re.search(p, c) for p in COVERED_ELSEWHERE)
-    ]
-    assert uncovered == [], "add these README commands to a test"
-    for where in COVERED_ELSEWHERE.values():
+    unknown = [c for c in COMMANDS if example_of(c) is None and skip_reason(c) is None]
+    assert unknown == [], "check these README commands in tests/readme_checks.py (or skip them)"
+    both = [c for c in COMMANDS if example_of(c) is not None and skip_reason(c) is not None]
+    assert both == []
+    stale = [e.pattern for e in CHECKS if not any(re.search(e.pattern, c) for c in COMMANDS)]
+    assert stale == [], "checks of commands the README no longer has"
+    for where in SKIPPED.values():
         for reference in re.findall(r"tests/\w+\.py(?:::\w+)?", where):
             path, _, name = reference.partition("::")
             assert (ROOT / path).is_file(), reference
@@ -121,59 +78,42 @@ def test_every_readme_command_is_run_or_covered() -> None:
     assert "make demo" in (ROOT / ".ci/run").read_text("utf-8")
 
 
-def readme_site() -> SiteContent:
-    """The default site with its related-tag graph, a 60-story archive, the README's ``llm``
-    tag and ``@ev``."""
-    content = copy.deepcopy(topic_graph_site().with_archive("distributed-training", 60, seed=1))
-    learning = content.tags["machine-learning"]
-    content.tags["llm"] = dataclasses.replace(copy.deepcopy(learning), slug="llm", name="LLM")
-    someone = next(iter(content.authors.values()))
-    content.authors["ev"] = dataclasses.replace(copy.deepcopy(someone), username="ev", name="Ev")
-    return content
-
-
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome | str]]:
+    """Each checked command's outcome, or why its check failed (run in README order: a
+    command may read what an earlier one wrote)."""
     folder = tmp_path_factory.mktemp("readme")
-    (folder / f"{SETTINGS_MODULE}.py").write_text(
-        "from topics_crawler.settings import *  # noqa: F403\n"
-        "AUTOTHROTTLE_ENABLED = False\nLOG_LEVEL = 'WARNING'\n",
-        "utf-8",
-    )
-    with SiteServer(readme_site()) as site:
-        env = {
-            **os.environ,
-            "MEDIUM_BASE_URL": site.base_url,
-            "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE,
-            "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}",
-            "HF_DATASETS_OFFLINE": "1",  # a local dataset; nothing to download
-            "HF_HUB_OFFLINE": "1",
-        }
-        yield folder, env
-
-
-def as_run_here(command: str) -> list[str]:
-    if command.startswith("<python block>"):
-        return [sys.executable, "-c", command.split("\n", 1)[1]]
-    tools = {"scrapy": f"{shlex.quote(sys.executable)} -m scrapy", "python": sys.executable}
-    command = re.sub(r"\.venv/bin/(scrapy|python)\b", lambda m: tools[m.group(1)], command)
-    return ["bash", "-c", command]
+    results: dict[str, Outcome | str] = {}
+    with SiteServer(topic_graph_site()) as site:
+        for command in RUNNABLE:
+            example = example_of(command)
+            assert example is not None
+            if example.prepare is not None:
+                example.prepare(folder, site.base_url)
+            logged = len(site.requests)
+            outcome = run(command, folder, site.base_url)
+            outcome.requests = site.requests[logged:]
+            try:
+                assert outcome.returncode == 0, f"exit {outcome.returncode}"
+                example.check(outcome)
+            except (AssertionError, OSError, KeyError, ValueError) as exc:
+                results[command] = (
+                    f"{command}\n{type(exc).__name__}: {exc}\n{outcome.stderr[-3000:]}"
+                )
+                continue
+            results[command] = outcome
+        yield results
 
 
 @pytest.mark.integration
 @pytest.mark.slow
 @pytest.mark.parametrize("command", RUNNABLE, ids=[c[:70] for c in RUNNABLE])
-def test_readme_command_runs(command: str, scratch: tuple[Path, dict[str, str]]) -> None:
-    folder, env = scratch
-    process = subprocess.run(
-        as_run_here(command), cwd=folder, env=env, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert process.returncode == 0, f"{command}\n{process.stderr[-3000:]}"
-    for output in re.findall(r"-[oO] (\S+?)(?::\w+)?(?:\s|$)", command):
-        path = folder / output
-        assert path.is_file(), f"{command}: no {output}"
-        assert path.stat().st_size > 0, f"{command}: empty {output}"
+def test_readme_command_writes_what_it_says(
+    command: str, outcomes: dict[str, Outcome | str]
+) -> None:
+    outcome = outcomes[command]
+    if isinstance(outcome, str):
+        pytest.fail(outcome, pytrace=False)
 
 
 @pytest.mark.integration

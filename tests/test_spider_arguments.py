@@ -36,6 +36,29 @@ def test_follow_and_max_stories() -> None:
     assert CrawlOptions.from_arguments(tags="ai", follow="none").follow == frozenset()
 
 
+def test_follow_and_cards_name_the_exported_types() -> None:
+    default = CrawlOptions.from_arguments(tags="ai")
+    assert (default.cards, default.item_types) == (
+        frozenset(),
+        {"tag_page", "tag_edge", "story", "author", "publication"},
+    )
+    assert CrawlOptions.from_arguments(tags="ai", follow="none").item_types == {
+        "tag_page", "tag_edge"
+    }  # fmt: skip
+    options = CrawlOptions.from_arguments(tags="ai", follow="authors", cards="stories")
+    assert (options.cards, options.item_types) == (
+        {"stories"}, {"tag_page", "tag_edge", "story", "author"}
+    )  # fmt: skip
+    with_responses = CrawlOptions.from_arguments(tags="ai", follow="stories", responses="3")
+    assert "response" in with_responses.item_types
+    assert (
+        "response"
+        not in CrawlOptions.from_arguments(
+            tags="ai", follow="none", cards="stories", responses="3"
+        ).item_types
+    )
+
+
 def test_topic_graph_and_archive_arguments() -> None:
     assert (CrawlOptions.from_arguments(tags="ai").related_depth, CrawlOptions.from_arguments(
         tags="ai").max_tags) == (0, None)  # fmt: skip
@@ -75,6 +98,10 @@ def test_scrapyd_and_unknown_arguments_are_kept_aside() -> None:
         ({"tags": "ai,llm,gpu", "related_depth": "1", "max_tags": "2"}, "fewer than the 3"),
         ({"tags": "ai", "author_stories": "all"}, "author_stories: 'all' is not a whole"),
         ({"tags": "ai", "author_stories": "-5"}, "author_stories: must be 0 to"),
+        ({"tags": "ai", "follow": "none", "cards": "comments"}, "cards: unknown value"),
+        ({"tags": "ai", "cards": "stories"}, "cards: stories followed already"),
+        ({"tags": "ai", "follow": "stories", "cards": "stories,authors"}, "stories followed"),
+        ({"tags": "ai", "source": "feed", "follow": "authors"}, "source=feed lists stories"),
     ],
 )
 def test_bad_arguments(arguments: dict[str, str], message: str) -> None:

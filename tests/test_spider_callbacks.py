@@ -86,14 +86,37 @@ def test_tag_page_yields_tag_item_and_follows_each_entity_once(response: Respons
 
 
 @pytest.mark.parametrize("url", [TAG_URL])
-def test_max_stories_and_follow_none_yield_the_cards_instead(response: Response) -> None:
-    spider = make_spider(tags="distributed-training", max_stories="2", follow="none")
+def test_follow_none_exports_the_tag_page_and_its_edges_only(response: Response) -> None:
+    spider = make_spider(tags="distributed-training", follow="none")
+    items, requests = split(spider.parse_tag(as_medium(response)))
+    assert requests == []
+    assert {type(i) for i in items} == {TagPage, TagEdge}
+    assert spider.exported_types == {"tag_page", "tag_edge"}
+
+
+@pytest.mark.parametrize("url", [TAG_URL])
+def test_follow_stories_exports_no_author_or_publication_from_cards(response: Response) -> None:
+    spider = make_spider(tags="distributed-training", follow="stories")
+    items, requests = split(spider.parse_tag(as_medium(response)))
+    assert {type(i) for i in items} == {TagPage, TagEdge}
+    assert {r.meta["entity_kind"] for r in requests} == {"story"}
+
+
+@pytest.mark.parametrize("url", [TAG_URL])
+def test_cards_yield_what_the_listing_knew_instead(response: Response) -> None:
+    spider = make_spider(
+        tags="distributed-training", max_stories="2", follow="none", cards="stories"
+    )
     items, requests = split(spider.parse_tag(as_medium(response)))
     assert requests == []
     stories = [i for i in items if isinstance(i, Story)]
     assert len(stories) == 2
     assert all(s.title and s.author_name for s in stories)
+    assert not any(isinstance(i, Author | Publication) for i in items)
+    spider = make_spider(tags="distributed-training", follow="none", cards="stories,authors")
+    items, _ = split(spider.parse_tag(as_medium(response)))
     assert any(isinstance(i, Author) for i in items), "authors known from the page state"
+    assert spider.exported_types == {"tag_page", "tag_edge", "story", "author"}
 
 
 @pytest.mark.parametrize("url", [STORY_URL])

@@ -21,6 +21,7 @@ LOG_LEVEL = os.environ.get("TOPICS_CRAWLER_LOG_LEVEL", "INFO")
 # Every add-on, downloader middleware and extension, each dict assigned once here; the
 # settings each one reads live in its section below.
 ADDONS = {
+    "topics_crawler.output.per_type.PerTypeFeeds": 50,  # Feeds: one feed per %(item_type)s
     "topics_crawler.replay.addon.RecordReplay": 100,  # Record and replay
     "topics_crawler.dataset.DatasetAddon": 500,  # Feeds and dataset
     "topics_crawler.distributed.addon.DistributedAddon": 700,  # Distributed
@@ -125,7 +126,9 @@ HTTPCACHE_GZIP = True
 # text. With -s DATASET_DIR=data/<name> the dataset add-on writes per-type Parquet +
 # JSONL files through FEEDS and merges them into the dataset (see topics_crawler/dataset).
 # Local feed files that stop the crawl on a failed write (disk full) and that the JOBDIR
-# journal flushes at each checkpoint (topics_crawler/output/feeds.py).
+# journal flushes at each checkpoint (topics_crawler/output/feeds.py). A feed URI with
+# %(item_type)s is one feed per item type (item_classes); a CSV or Parquet feed of mixed
+# types is refused at start (topics_crawler/output/per_type.py).
 FEED_STORAGES = {
     "": "topics_crawler.output.feeds.CheckedFileFeedStorage",
     "file": "topics_crawler.output.feeds.CheckedFileFeedStorage",

@@ -19,7 +19,10 @@ of a Scrapyd job that could not start holds why (:mod:`topics_crawler.commands.r
 
 A Parquet feed given with ``-o`` (append) whose file already holds data is refused
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
-and finding out at the end of the crawl would lose what it scraped.
+and finding out at the end of the crawl would lose what it scraped. So is a CSV or
+Parquet feed that would mix item types, with a line naming the per-type form
+(``-O 'out/%(item_type)s.csv:csv'``, expanded here into one feed per item type:
+:mod:`topics_crawler.output.per_type`).
 
 Once the crawl is over its final stats decide the exit status
 (:func:`topics_crawler.errors.exit_code`, README "Exit codes"): 1 when a write failed
@@ -37,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shlex
 import sqlite3
 import sys
 import tempfile
@@ -59,6 +63,7 @@ from topics_crawler.errors import (
 )
 from topics_crawler.output.exporters import ParquetItemExporter
 from topics_crawler.output.feeds import local_feed_path
+from topics_crawler.output.per_type import expand_feeds, feed_exporters, mixed_feed_error
 
 if TYPE_CHECKING:
     import argparse
@@ -116,22 +121,34 @@ def log_file_error(settings: BaseSettings) -> str | None:
 
 
 def feed_append_error(settings: BaseSettings) -> str | None:
-    """Why an appending (``-o``) feed cannot be written: a non-empty Parquet file."""
-    exporters = {**settings.getdict("FEED_EXPORTERS_BASE"), **settings.getdict("FEED_EXPORTERS")}
+    """Why an appending (``-o``) feed cannot be written: a non-empty Parquet file (of a
+    ``%(item_type)s`` feed: any of its files)."""
+    exporters = feed_exporters(settings)
     for uri, options in settings.getdict("FEEDS").items():
         if options.get("overwrite"):
             continue
-        exporter = exporters.get(options.get("format", ""))
-        cls = load_object(exporter) if isinstance(exporter, str) else exporter
+        cls = exporters.get(options.get("format", ""))
         if not (isinstance(cls, type) and issubclass(cls, ParquetItemExporter)):
             continue
-        path = local_feed_path(str(uri))
-        if path is not None and path.is_file() and path.stat().st_size > 0:
-            return (
-                f"{path} already holds data and a Parquet file cannot be appended to: "
-                f"use -O {uri}:{options['format']} to replace it, or another file name"
-            )
+        for target in expand_feeds({uri: options}, exporters):
+            path = local_feed_path(target)
+            if path is not None and path.is_file() and path.stat().st_size > 0:
+                replace = shlex.quote(f"{uri}:{options['format']}")
+                return (
+                    f"{path} already holds data and a Parquet file cannot be appended to: "
+                    f"use -O {replace} to replace it, or another file name"
+                )
     return None
+
+
+def expand_per_type_feeds(settings: BaseSettings) -> None:
+    """Make each ``%(item_type)s`` feed one feed per item type now, so that every check
+    and add-on sees the files the crawl will write
+    (:func:`topics_crawler.output.per_type.expand_feeds`)."""
+    feeds = settings.getdict("FEEDS")
+    expanded = expand_feeds(feeds, feed_exporters(settings))
+    if expanded != feeds:
+        settings.set("FEEDS", expanded, priority=settings.getpriority("FEEDS") or "cmdline")
 
 
 def crawl_exit_code(crawler: Crawler) -> ExitCode:
@@ -206,9 +223,10 @@ class Command(ScrapyCrawlCommand):
         error = spider_argument_error(args[0], opts.spargs, self.settings)
         if error is not None:
             refuse(f"scrapy crawl {args[0]}: error: {error}")
-        feed_error = feed_append_error(self.settings)
+        feed_error = mixed_feed_error(self.settings) or feed_append_error(self.settings)
         if feed_error is not None:
             refuse(f"scrapy crawl {args[0]}: error: {feed_error}")
+        expand_per_type_feeds(self.settings)  # the files each check and add-on sees
         bad_setting = settings_error(self.settings)
         if bad_setting is not None:
             refuse(f"scrapy crawl {args[0]}: error: {bad_setting}")

@@ -2,11 +2,11 @@
 
 Checks (each off unless configured):
 
-* ``HEALTH_MIN_ITEMS`` — ``{"story": 1, "author": 1}``: at least that many
-  items of each type were found: scraped, or known already — unchanged since the last
-  run, listed by a feed whose stories the dataset has (``feed/known``), exported or
-  staged by the killed process of a resumed job — so a quiet feed run and a resume that
-  completes a job are healthy;
+* ``HEALTH_MIN_ITEMS`` — ``{"story": 1, "author": 1}``: at least that many items of
+  each type the crawl exports (the spider's ``exported_types``) were found: scraped, or
+  known already — unchanged since the last run, listed by a feed whose stories the
+  dataset has (``feed/known``), exported or staged by the killed process of a resumed
+  job — so a quiet feed run and a resume that completes a job are healthy;
 * ``HEALTH_MAX_FAILURE_RATIO`` — pages that failed for good (``failures/total``,
   deleted entities excluded) over pages attempted (``parse/pages/*`` +
   ``fetch/failed/*``);
@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Self
 
 from itemadapter import ItemAdapter
@@ -272,6 +272,15 @@ class CrawlHealth:
         item_type = ItemAdapter(item).get("item_type") or type(item).__name__.lower()
         self.items[str(item_type)] += 1
 
+    def config_for(self, spider: Spider) -> HealthConfig:
+        """The checks that apply to this crawl: a minimum only for the item types it exports
+        (the spider's ``exported_types``: ``-a follow=none`` exports no story)."""
+        exported = getattr(spider, "exported_types", None)
+        if exported is None:
+            return self.config
+        minimums = {name: n for name, n in self.config.min_items.items() if name in exported}
+        return replace(self.config, min_items=minimums)
+
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if getattr(spider, "one_page_run", False):  # scrapy parse / shell: no crawl to judge
             logger.info("One-page run: no crawl-level health checks")
@@ -286,7 +295,7 @@ class CrawlHealth:
         if self.stats.get_value(REFUSED_STAT):  # refused by the site, with its one line
             logger.info("Health checks skipped: the site refused the crawl")
             return
-        results = evaluate(self.config, self.stats.get_stats(), self.items)
+        results = evaluate(self.config_for(spider), self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]
         for result in results:
             if result.passed and result.warn:

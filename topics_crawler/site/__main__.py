@@ -5,6 +5,7 @@ python -m topics_crawler.site [--port N] [--archive N] [--latency MS] [--access-
                      [--js-sections]  (see topics_crawler/site/js_sections.py)
                      [--scale-tags N]  (see topics_crawler/site/scale.py)
                      [--tag-generations]  (see topics_crawler/site/generations.py)
+                     [--topic-graph]  (related tags with pages, see site/topic_graph.py)
                      [--rate-limit N [--rate-burst B]]  (see topics_crawler/site/rate_limit.py)
                      [--waf] [--challenge]  (Cloudflare's refusals, see site/refusals.py)
                      [--graphql-refused]  (every POST /_/graphql answered 403, see graphql.py)
@@ -26,6 +27,7 @@ from topics_crawler.site.rate_limit import TokenBucket
 from topics_crawler.site.refusals import Refusals
 from topics_crawler.site.scale import with_scale_tags
 from topics_crawler.site.server import SiteServer
+from topics_crawler.site.topic_graph import topic_graph_site
 
 ARCHIVE_TAG = "distributed-training"
 
@@ -50,6 +52,9 @@ def build_parser(prog: str = "python -m topics_crawler.site") -> argparse.Argume
     parser.add_argument("--tag-generations", action="store_true",
                         help="add the 2022, markup-variant and 'changed' tag pages "
                              "(topics_crawler/site/generations.py)")  # fmt: skip
+    parser.add_argument("--topic-graph", action="store_true",
+                        help="give the related tags pages of their own, four hops deep "
+                             "(topics_crawler/site/topic_graph.py)")  # fmt: skip
     parser.add_argument("--rate-limit", type=float, default=0.0, metavar="N",
                         help="token bucket: 429 + Retry-After past N requests/s")  # fmt: skip
     parser.add_argument("--rate-burst", type=float, default=None, metavar="B",
@@ -85,7 +90,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     if args.archive < 0 or args.latency < 0:
         print("--archive and --latency must not be negative", file=sys.stderr)
         return 2
+    if args.tag_generations and args.topic_graph:
+        print("--tag-generations and --topic-graph are two different sites", file=sys.stderr)
+        return 2
     content = generations_site() if args.tag_generations else default_site()
+    if args.topic_graph:
+        content = topic_graph_site()
     if args.archive:
         content = content.with_archive(ARCHIVE_TAG, args.archive, seed=0)
     if args.scale_tags > 0:

@@ -83,7 +83,7 @@ class DemoCrawl:
 CRAWLS = (
     DemoCrawl(
         f"{SEED_TAG}: tag page and its {ARCHIVE_STORIES:,}-story history over GraphQL",
-        (f"tags={SEED_TAG}", "history=newest", "follow=authors,publications"),
+        (f"tags={SEED_TAG}", "history=newest", "follow=authors,publications", "cards=stories"),
     ),
     DemoCrawl(f"{SECOND_TAG}: tag page, stories, authors, publications", (f"tags={SECOND_TAG}",)),
 )

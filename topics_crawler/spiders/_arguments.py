@@ -12,6 +12,8 @@ from typing import Any, Literal
 from topics_crawler.urls import classify_url, tag_url
 
 FOLLOW_CHOICES = ("stories", "authors", "publications")
+#: ``-a follow`` / ``-a cards`` value → the item type it exports.
+ITEM_TYPE_OF_KIND = {"stories": "story", "authors": "author", "publications": "publication"}
 #: How a tag's history is listed: the GraphQL archive feed in one of its sort orders
 #: (the day archive standing in when Medium refuses it), or the day archive alone.
 HistoryMode = Literal["NEWEST", "MOST_READ", "ARCHIVE"]
@@ -32,6 +34,7 @@ SPIDER_ARGUMENTS = frozenset(
     {"tags", "start_urls", "max_stories", "follow", "history", "since", "until", "responses"}
     | {"source", "access"}
     | {"related_depth", "max_tags", "author_stories"}
+    | {"cards"}
 )
 #: ``-a access`` values: only free stories, or only member-only ones.
 ACCESS_CHOICES = ("free", "member_only")
@@ -61,7 +64,11 @@ class CrawlOptions:
     max_stories: int | None = None
     """Stories taken per tag page (None: all the page lists)."""
     follow: frozenset[str] = field(default_factory=lambda: frozenset(FOLLOW_CHOICES))
-    """Which links to follow: ``stories``, ``authors``, ``publications``."""
+    """The entities (``stories``, ``authors``, ``publications``) whose pages are fetched and
+    exported; an entity of another kind is not in the output, unless in :attr:`cards`."""
+    cards: frozenset[str] = frozenset()
+    """Entities not followed whose listing cards (what a tag page, a feed or a listing knew)
+    are exported as they are, their pages not fetched."""
     ignored: dict[str, Any] = field(default_factory=dict)
     """Arguments the spider does not know (reported in the log, never fatal)."""
     history: HistoryMode | None = None
@@ -84,6 +91,16 @@ class CrawlOptions:
     """Stories paged from each followed author's archive beyond the profile's first page."""
     access: str | None = None
     """``free`` or ``member_only``: only those stories are taken (None: all)."""
+
+    @property
+    def item_types(self) -> frozenset[str]:
+        """The item types this crawl exports: tag pages and their topic-map edges, each
+        kind followed or kept as cards, responses of followed stories."""
+        kinds = self.follow | self.cards
+        types = {"tag_page", "tag_edge"} | {ITEM_TYPE_OF_KIND[kind] for kind in kinds}
+        if self.responses and "stories" in self.follow:
+            types.add("response")
+        return frozenset(types)
 
     @classmethod
     def from_spider_arguments(
@@ -112,6 +129,7 @@ class CrawlOptions:
         max_tags: str | int | None = None,
         author_stories: str | int | None = None,
         access: str | None = None,
+        cards: str | None = None,
         today: date | None = None,
         require_tags: bool = True,
     ) -> CrawlOptions:
@@ -132,10 +150,13 @@ class CrawlOptions:
         tag_cap = _parse_max_tags(max_tags, depth, len(tag_urls))
         if depth and source_choice == "feed":
             raise SpiderArgumentError("related_depth: follows tag pages; drop -a source=feed")
+        followed = _parse_follow(follow)
+        kept_cards = _parse_cards(cards, followed, source_choice)
         return cls(
             tag_urls=tag_urls,
             max_stories=_parse_max_stories(max_stories),
-            follow=_parse_follow(follow),
+            follow=followed,
+            cards=kept_cards,
             ignored=ignored,
             history=sort_order,
             since=first,
@@ -205,6 +226,30 @@ def _parse_follow(value: str | None) -> frozenset[str]:
         raise SpiderArgumentError(
             f"follow: unknown value(s) {', '.join(unknown)}; choose from "
             f"{','.join(FOLLOW_CHOICES)} or none"
+        )
+    return frozenset(chosen)
+
+
+def _parse_cards(value: str | None, follow: frozenset[str], source: str) -> frozenset[str]:
+    """``-a cards``: kinds not followed whose listing cards are exported as they are."""
+    chosen = {v.lower() for v in _split(value)} - {"none"}
+    unknown = sorted(chosen - set(FOLLOW_CHOICES))
+    if unknown:
+        raise SpiderArgumentError(
+            f"cards: unknown value(s) {', '.join(unknown)}; choose from "
+            f"{','.join(FOLLOW_CHOICES)} or none"
+        )
+    followed = sorted(chosen & follow)
+    if followed:
+        raise SpiderArgumentError(
+            f"cards: {','.join(followed)} followed already (their pages give the rows): "
+            f"leave {'it' if len(followed) == 1 else 'them'} out of -a follow "
+            "(e.g. -a follow=none -a cards=stories)"
+        )
+    if source == "feed" and "stories" not in follow | chosen:
+        raise SpiderArgumentError(
+            "follow: -a source=feed lists stories; follow them (the default) "
+            "or keep the feed's own with -a cards=stories"
         )
     return frozenset(chosen)
 

@@ -8,7 +8,8 @@ gaps there, and is yielded as it is if that page cannot be fetched.
 
     scrapy crawl topics -a tags=distributed-training,machine-learning -O out.jsonl
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
-    scrapy crawl topics -a tags=llm -a follow=stories          # no author/publication pages
+    scrapy crawl topics -a tags=llm -a follow=stories          # tag pages and stories only
+    scrapy crawl topics -a tags=llm -a follow=none -a cards=stories   # the cards, no story page
     scrapy crawl topics -a tags=llm -a history=newest -a since=2024-06   # the tag's archive
     scrapy crawl topics -a tags=llm -a history=archive -a since=2026-09-01 -a until=2026-09-07
     scrapy crawl topics -a tags=llm -a responses=20     # each story's responses with threads
@@ -35,6 +36,7 @@ from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage
 from topics_crawler.items.merge import ENTITY_KEY_META, link_identity, merge_items
+from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
@@ -65,14 +67,23 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
 )
 from topics_crawler.spiders._left_medium import LeftMediumHosts
-from topics_crawler.spiders._refetch import Refetcher
+from topics_crawler.spiders._refetch import REFETCH_META, Refetcher
 from topics_crawler.spiders._related import TagWalker
 from topics_crawler.spiders._responses import ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
 _FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
+#: Meta of the request that asks for the same page again (see ``spiders/_refetch.py``).
+_AGAIN_META = (RENDER_REASON_META, REFETCH_META)
 #: Failure reasons of pages the site refused for good (logged once per host, as one line).
 REFUSED_REASONS = frozenset({"waf", "refused_by_site"})
+
+
+def page_again(outputs: list[Item | Request]) -> Request | None:
+    """The request for the same page again, when a callback's whole answer is that."""
+    if len(outputs) == 1 and isinstance(outputs[0], Request):
+        return outputs[0] if any(key in outputs[0].meta for key in _AGAIN_META) else None
+    return None
 
 
 class TopicsSpider(Spider):
@@ -131,6 +142,12 @@ class TopicsSpider(Spider):
         CrawlOptions.from_spider_arguments(spider_args)
 
     @property
+    def exported_types(self) -> frozenset[str]:
+        """The item types this crawl exports (``-a follow``, ``-a cards``, ``-a responses``):
+        the health check asks for a minimum of these only."""
+        return self.options.item_types
+
+    @property
     def one_page_run(self) -> bool:
         """No tag to crawl: the spider serves ``scrapy parse`` or ``scrapy shell`` of one page
         (``scrapy crawl`` refuses to start without a tag), so crawl-level checks do not apply."""
@@ -172,10 +189,27 @@ class TopicsSpider(Spider):
 
     # --- callbacks ---------------------------------------------------------------
 
-    def parse(self, response: Response, **kwargs: Any) -> Iterator[Item | Request]:
+    async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[Item | Request]:
         """Any Medium page, by the kind its request names (``scrapy parse <url>``, requests
         without a callback); a page of no entity kind (an RSS feed, a JSON payload) gives
-        the items its content holds."""
+        the items its content holds.
+
+        In a one-page run (``scrapy parse``) a page the crawl would ask for again — through
+        the browser, when plain HTTP lacked what it shows, or once more for broken state —
+        is fetched again here (:meth:`~scrapy.core.engine.ExecutionEngine.download_async`,
+        the downloader middlewares applied as for any request), so its items are the
+        command's first depth level, as a crawl would export them."""
+        outputs = list(self.parse_page(response))
+        for _ in range(2):  # broken state, then the browser: each asked at most once
+            again = page_again(outputs) if self.one_page_run else None
+            if again is None:
+                break
+            outputs = list(self.parse_page(await self.crawler.engine.download_async(again)))
+        for output in outputs:
+            yield output
+
+    def parse_page(self, response: Response) -> Iterator[Item | Request]:
+        """:meth:`parse` of one response: the callback of its kind, or its content's items."""
         kind = response.meta.get("entity_kind")
         if kind in _FOLLOW_KEY or kind == "tag":
             yield from getattr(self, f"parse_{kind}")(response)
@@ -197,7 +231,7 @@ class TopicsSpider(Spider):
         for link, item in self.feeds.new_stories(result):
             if "stories" in self.options.follow:
                 yield from self.follow_entity(link, known=item)
-            elif item is not None:
+            elif item is not None:  # -a cards=stories (checked with the arguments)
                 yield item
 
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
@@ -315,13 +349,13 @@ class TopicsSpider(Spider):
     # --- helpers ------------------------------------------------------------------
 
     def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
-        """Follow (or, when not following stories, yield) the first ``limit`` story cards."""
+        """Follow the first ``limit`` story cards (or, with ``-a cards=stories``, yield them)."""
         cards = {s.story_id: s for s in result.items_of("story") if isinstance(s, Story)}
         for link in result.links_of("story")[:limit]:
             card = cards.get(link.key)
             if "stories" in self.options.follow:
                 yield from self.follow_entity(link, known=card)
-            elif card is not None:
+            elif card is not None and "stories" in self.options.cards:
                 yield card
 
     def parse_response(self, response: Response, kind: PageKind | None) -> PageResult | Request:
@@ -394,17 +428,19 @@ class TopicsSpider(Spider):
         yield merge_items(known, item) if known is not None else item
 
     def follow_entities(self, result: PageResult, kinds: tuple[str, ...]) -> Iterator[Any]:
-        """Request the pages of ``kinds`` a page links to; yield what it knew when not following."""
+        """Request the pages of the ``kinds`` followed that a page links to; yield what it
+        knew of the kinds kept as cards (``-a cards``); the other kinds are not exported."""
         known = {item_key(item): item for item in result.items if not isinstance(item, TagPage)}
+        follow, cards = self.options.follow, self.options.cards
         for kind in kinds:
             for link in result.links_of(kind):
                 item = known.pop((kind, link.key), None)
-                if _FOLLOW_KEY[kind] in self.options.follow:
+                if _FOLLOW_KEY[kind] in follow:
                     yield from self.follow_entity(link, known=item)
-                elif item is not None:
+                elif item is not None and _FOLLOW_KEY[kind] in cards:
                     yield item
         for (kind, _key), item in known.items():
-            if kind in kinds:
+            if kind in kinds and _FOLLOW_KEY[kind] in follow | cards:
                 yield item  # data from the page state without a link to follow
 
     def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Any]:
