@@ -144,10 +144,6 @@ class TopicsSpider(Spider):
     async def start(self) -> AsyncIterator[Request]:
         if self.one_page_run:
             raise SpiderArgumentError(NO_TAGS)
-        if self.options.ignored:
-            names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
-            self.logger.warning("Ignoring unknown spider arguments: %s", names)
-            self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
         if self.feeds is not None:
             for slug in self.options.tag_urls:
                 yield self.feeds.start(slug)
