@@ -38,6 +38,9 @@ class ExitCode(IntEnum):
 
 #: Stat set when the site refused the crawl for good (see :attr:`ExitCode.REFUSED`).
 REFUSED_STAT = "refused_by_site"
+#: Stat listing the tags the user gave that do not exist (their tag page answered 404/410;
+#: :mod:`topics_crawler.spiders._missing_tags`): the run did not do its job.
+TAG_NOT_FOUND_STAT = "tags/not_found"
 #: Stat set to True when a crawl health check failed
 #: (:class:`topics_crawler.extensions.health.CrawlHealth`).
 HEALTH_FAILED_STAT = "health/failed"
@@ -97,16 +100,16 @@ def exit_code(stats: Mapping[str, Any]) -> ExitCode:
     """The exit status a finished crawl's final stats call for (README "Exit codes").
 
     A failed write (the data is not where it should be) is :attr:`ExitCode.FAILED` first;
-    then a site that refused the crawl (:attr:`ExitCode.REFUSED`); then a failed health
-    check, or a close for another reason than ``finished`` or a ``closespider_*`` limit
-    (``redis_lost``, ``shutdown``…): :attr:`ExitCode.FAILED`. Anything else did its job,
-    "nothing new" included: :attr:`ExitCode.DONE`.
+    then a site that refused the crawl (:attr:`ExitCode.REFUSED`); then a tag given that does
+    not exist, a failed health check, or a close for another reason than ``finished`` or a
+    ``closespider_*`` limit (``redis_lost``, ``shutdown``…): :attr:`ExitCode.FAILED`.
+    Anything else did its job, "nothing new" included: :attr:`ExitCode.DONE`.
     """
     if stats.get(WRITE_FAILED_STAT):
         return ExitCode.FAILED
     if stats.get(REFUSED_STAT):
         return ExitCode.REFUSED
-    if stats.get(HEALTH_FAILED_STAT):
+    if stats.get(TAG_NOT_FOUND_STAT) or stats.get(HEALTH_FAILED_STAT):
         return ExitCode.FAILED
     reason = str(stats.get("finish_reason") or "finished")
     if reason != "finished" and not reason.startswith("closespider_"):

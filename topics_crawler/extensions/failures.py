@@ -14,8 +14,10 @@ Where the file goes:
 4. else nowhere (the failures are still counted and logged).
 
 A 404/410 for a story, author or publication means the entity was deleted: it
-is recorded with reason ``gone`` and counted as ``failures/gone`` only; every
-other failure of a page counts in ``failures/total`` and ``failures/<reason>``. A story's
+is recorded with reason ``gone`` and counted as ``failures/gone`` only; a tag that does not
+exist (reason ``tag_not_found``, :mod:`topics_crawler.spiders._missing_tags`) is counted as
+``failures/tag_not_found`` only; every other failure of a page counts in ``failures/total``
+and ``failures/<reason>``. A story's
 image (kind ``image``, :mod:`topics_crawler.pipelines.images`) is no page: it is listed
 and counted as ``failures/image/<reason>``, outside the pages' failure ratio.
 """
@@ -46,6 +48,9 @@ logger = logging.getLogger(__name__)
 
 FAILURES_FILENAME = "failures.jsonl"
 GONE = "gone"
+#: Reasons that say the page does not exist rather than that fetching it failed: counted on
+#: their own, outside ``failures/total`` (the crawl health's failure ratio).
+NOT_PAGE_FAILURES = frozenset({GONE, "tag_not_found"})
 GONE_STATUSES = frozenset({404, 410})
 ENTITY_KINDS = frozenset({"story", "author", "publication"})
 #: Failures of what is not a page (counted apart from the pages' ``failures/total``).
@@ -124,9 +129,9 @@ class FailureLog:
             self.stats.inc_value(f"failures/{kind}/{recorded}")
         else:
             self.reasons[recorded] += 1
-            self.stats.inc_value(f"failures/{GONE}" if recorded == GONE else "failures/total")
-            if recorded != GONE:
-                self.stats.inc_value(f"failures/{recorded}")
+            if recorded not in NOT_PAGE_FAILURES:
+                self.stats.inc_value("failures/total")
+            self.stats.inc_value(f"failures/{recorded}")
         record = {
             "url": url,
             "kind": kind,

@@ -27,7 +27,7 @@ from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
 from topics_crawler import settings as defaults
-from topics_crawler.errors import NOTHING_TO_DO_STAT, ExitCode, exit_code
+from topics_crawler.errors import NOTHING_TO_DO_STAT, TAG_NOT_FOUND_STAT, ExitCode, exit_code
 from topics_crawler.extensions.health import known_already
 from topics_crawler.items import ITEM_CLASSES
 
@@ -85,6 +85,9 @@ def summary_line(stats: Mapping[str, Any], settings: BaseSettings) -> str:
     found = "; ".join(parts) or (
         "nothing to do" if stats.get(NOTHING_TO_DO_STAT) else "nothing found"
     )
+    missing = stats.get(TAG_NOT_FOUND_STAT)
+    if missing:
+        found += f"; tag{'s' if len(missing) > 1 else ''} not found: {', '.join(missing)}"
     code = exit_code(stats)
     return f"Run summary: {found}; {where_the_data_is(settings)}; exit {code} ({VERDICTS[code]})"
 

@@ -65,6 +65,7 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
 )
 from topics_crawler.spiders._left_medium import LeftMediumHosts
+from topics_crawler.spiders._missing_tags import MissingTags, missing_tag
 from topics_crawler.spiders._refetch import Refetcher
 from topics_crawler.spiders._related import TagWalker
 from topics_crawler.spiders._responses import ResponsesFetcher
@@ -106,6 +107,8 @@ class TopicsSpider(Spider):
         self.threads: ResponsesFetcher | None = None
         #: Hosts whose pages were not Medium's: named once, their links not followed.
         self.left_medium: LeftMediumHosts
+        #: Tags found not to exist: one line each, and the run's verdict for given ones.
+        self.missing_tags: MissingTags
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -117,6 +120,7 @@ class TopicsSpider(Spider):
         """Build the crawl's parts, each by its own ``from_spider``, when the spider opens
         (the crawler's stats exist from then on: Scrapy builds them after the spider)."""
         self.refetcher = Refetcher.from_spider(self)
+        self.missing_tags = MissingTags.from_spider(self)
         self.feeds = FeedSource.from_spider(self)
         self.walker = TagWalker.from_spider(self)
         self.day_archive = DayArchiveWalker.from_spider(self)
@@ -298,6 +302,10 @@ class TopicsSpider(Spider):
         kind = request.meta.get("entity_kind", "tag")
         status, reason = failure_status(failure)
         url = request.meta.get(CANONICAL_URL_META, request.url)
+        slug = missing_tag(kind, status, url, request.meta)
+        if slug is not None:  # one line, and the run's verdict when the tag was given
+            self.missing_tags.record(slug, url, status)
+            return
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
         # a page the site refused: its host's one line (middlewares/refused.py) said why
         level = logging.WARNING if reason in REFUSED_REASONS else logging.ERROR
