@@ -6,6 +6,7 @@ import json
 import logging
 import subprocess
 import sys
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from scrapy import Spider, signals
 from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import ROOT
+from tests.services import serving
 from topics_crawler.extensions.failures import FailureLog, failure_reason, failures_path
 from topics_crawler.extensions.health import (
     HEALTH_FAILED_STAT,
@@ -184,12 +186,28 @@ def test_health_extension_flags_a_failed_crawl(caplog: pytest.LogCaptureFixture)
     )
 
 
+class Unavailable(BaseHTTPRequestHandler):
+    """A mirror that answers every request with 503."""
+
+    def do_GET(self) -> None:
+        self.send_response(503)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
 def scrapy_crawl(tmp_path: Path, *settings: str) -> subprocess.CompletedProcess[str]:
-    """A real ``scrapy crawl`` whose only page cannot be fetched (nothing listens on port 9)."""
+    """A real ``scrapy crawl`` whose only page cannot be fetched (its mirror answers 503)."""
+    with serving(Unavailable) as mirror:
+        return _scrapy_crawl(tmp_path, f"MEDIUM_BASE_URL={mirror}", *settings)
+
+
+def _scrapy_crawl(tmp_path: Path, *settings: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", "tags=llm"]
     command += ["-O", str(tmp_path / "items.jsonl")]
     for setting in (
-        "MEDIUM_BASE_URL=http://127.0.0.1:9",
         "RETRY_TIMES=0",
         "ROBOTSTXT_OBEY=False",
         "AUTOTHROTTLE_ENABLED=False",

@@ -14,6 +14,10 @@ answering, a resume that would not overwrite output) run it at the same point:
 a crawl that cannot start says why in one line and exits with status 1; one with nothing
 to do (a distributed crawl that has finished) says so in one line and exits with 0.
 
+A mirror (``MEDIUM_BASE_URL``) that does not accept a connection is one line naming it
+(:func:`topics_crawler.middlewares.mirror.mirror_not_answering`), exit status 1, before
+anything starts.
+
 A Parquet feed given with ``-o`` (append) whose file already holds data is refused
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
 and finding out at the end of the crawl would lose what it scraped.
@@ -53,6 +57,7 @@ from topics_crawler.errors import (
     describe_failure,
     exit_code,
 )
+from topics_crawler.middlewares.mirror import mirror_not_answering
 from topics_crawler.output.exporters import ParquetItemExporter
 from topics_crawler.output.feeds import local_feed_path
 
@@ -196,7 +201,7 @@ class Command(ScrapyCrawlCommand):
         not_started = preflight_failure(self.settings)
         if isinstance(not_started, NothingToDo):
             refuse(f"scrapy crawl {args[0]}: {not_started}", ExitCode.DONE)
-        why = not_started or log_file_error(self.settings)
+        why = not_started or log_file_error(self.settings) or mirror_not_answering(self.settings)
         if why is not None:
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {why}", CRAWL_FAILURE_EXIT)
 

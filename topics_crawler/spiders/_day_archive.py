@@ -213,7 +213,8 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         status, reason = failure_status(failure)
         archive_root = walk.pages == 1 and walk.current.level == "archive"
         if self.missing is not None and archive_root and status in NOT_FOUND_STATUSES:
-            self.missing.record(walk.tag, walk.tag_url, status)  # the tag's archive: no tag
+            fetched = request_of(failure).url  # the tag's archive itself: no such tag
+            self.missing.record(walk.tag, walk.tag_url, status, fetched=fetched)
             return iter(())
         return self.fail(walk, reason, failure.getErrorMessage())
 

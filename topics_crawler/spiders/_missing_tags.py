@@ -1,7 +1,9 @@
 """A tag that does not exist: its tag page, its feed (``-a source=feed``) or its day archive
 (``-a history``) answered 404/410.
 
-One line per tag, ``Tag not found: <slug> (<url>)``, whichever of its requests says so first
+One line per tag, ``Tag not found: <slug> (<url>)`` (the address asked: a mirror's under
+``MEDIUM_BASE_URL``, so a mirror that answers 404 to everything shows), whichever of its
+requests says so first
 (instead of Scrapy's "Ignoring non-200 response" and a fallback to the browser); listed once
 in ``failures.jsonl`` with reason ``tag_not_found`` and counted apart from the pages that
 failed (like a deleted story: ``failures/tag_not_found``, outside the failure ratio).
@@ -82,14 +84,15 @@ class MissingTags:
             MISSING_RELATED_STAT
         )
 
-    def record(self, slug: str, url: str, status: int | None) -> None:
-        """The tag ``slug`` does not exist (``url`` said so): one line, listed, counted
-        (once per tag)."""
+    def record(self, slug: str, url: str, status: int | None, fetched: str | None = None) -> None:
+        """The tag ``slug`` does not exist (``url`` said so; ``fetched``: the address asked,
+        a mirror's under ``MEDIUM_BASE_URL``): one line naming the address asked, listed
+        under ``url``, counted (once per tag)."""
         if self.known(slug):
             return
         stat = TAG_NOT_FOUND_STAT if slug in self.given else MISSING_RELATED_STAT
         self.stats.set_value(stat, [*self._listed(stat), slug])
-        self.logger.error("Tag not found: %s (%s)", slug, url)
+        self.logger.error("Tag not found: %s (%s)", slug, fetched or url)
         self.report(url, status)
 
     def _listed(self, stat: str) -> list[str]:

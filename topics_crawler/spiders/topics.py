@@ -304,7 +304,7 @@ class TopicsSpider(Spider):
         url = request.meta.get(CANONICAL_URL_META, request.url)
         slug = missing_tag(kind, status, url, request.meta)
         if slug is not None:  # one line, and the run's verdict when the tag was given
-            self.missing_tags.record(slug, url, status)
+            self.missing_tags.record(slug, url, status, fetched=request.url)
             return
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
         # a page the site refused: its host's one line (middlewares/refused.py) said why
