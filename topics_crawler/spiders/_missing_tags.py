@@ -3,10 +3,10 @@
 
 One line per tag, ``Tag not found: <slug> (<url>)`` (the address asked: a mirror's under
 ``MEDIUM_BASE_URL``, so a mirror that answers 404 to everything shows), whichever of its
-requests says so first
-(instead of Scrapy's "Ignoring non-200 response" and a fallback to the browser); listed once
-in ``failures.jsonl`` with reason ``tag_not_found`` and counted apart from the pages that
-failed (like a deleted story: ``failures/tag_not_found``, outside the failure ratio).
+requests says so first (instead of Scrapy's "Ignoring non-200 response" and a fallback to
+the browser); listed once in ``failures.jsonl`` with reason ``tag_not_found`` and counted
+apart from the pages that failed (like a deleted story: ``failures/tag_not_found``, outside
+the failure ratio).
 
 A tag the user gave that does not exist is the run's verdict: the stat
 :data:`~topics_crawler.errors.TAG_NOT_FOUND_STAT` lists those slugs, and ``scrapy crawl``
