@@ -76,7 +76,7 @@ def test_waf_mode_with_render_mode_never_stops_with_one_line_and_exit_3(
     for helps in ("proxy", "Zyte API", "another address"):
         assert helps in lines[0]
     assert run.items == []  # never the refusal page as data
-    failures = tmp_path / "failures.jsonl"
+    failures = tmp_path / "items.failures.jsonl"
     assert not failures.exists() or not failures.read_text()  # not failed: kept for next time
 
     # The same command from another address (the refusal gone) finishes the job.
@@ -145,7 +145,9 @@ def test_a_host_that_left_medium_fails_once_by_name_and_its_cards_are_kept(
     assert len(named) == 1
     assert run.stats["left_medium/hosts"] == 1
     pages = run.stats["left_medium/pages"]  # those asked for before the first answer came
-    failures = [json.loads(line) for line in (tmp_path / "failures.jsonl").read_text().splitlines()]
+    failures = [
+        json.loads(line) for line in (tmp_path / "items.failures.jsonl").read_text().splitlines()
+    ]
     assert [f["reason"] for f in failures] == ["left_medium"] * pages
     stories = {s["story_id"]: s for s in run.of_type("story")}
     listed = moved & set(stories)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 from http.server import BaseHTTPRequestHandler
@@ -37,14 +38,15 @@ def test_failures_file_location_precedence(tmp_path: Path) -> None:
     feeds = {str(tmp_path / "out" / "items.jsonl"): {"format": "jsonl"}}
     assert path_for(FAILURES_FILE=str(explicit), DATASET_DIR="data/x", FEEDS=feeds) == explicit
     assert path_for(DATASET_DIR="data/x", FEEDS=feeds) == Path("data/x/failures.jsonl")
-    assert path_for(FEEDS=feeds) == tmp_path / "out" / "failures.jsonl"
+    assert path_for(FEEDS=feeds) == tmp_path / "out" / "items.failures.jsonl"  # named after it
     assert path_for(FEEDS={"file:///srv/crawl/out.csv": {"format": "csv"}}) == Path(
-        "/srv/crawl/failures.jsonl"
+        "/srv/crawl/out.failures.jsonl"
     )
-    remote_then_local = {"s3://bucket/items.jsonl": {}, "local/items.jsonl": {}}
-    assert path_for(FEEDS=remote_then_local) == Path("local/failures.jsonl")
+    remote_then_local = {"s3://bucket/items.jsonl": {}, "local/stories.jsonl": {}}
+    assert path_for(FEEDS=remote_then_local) == Path("local/stories.failures.jsonl")
     assert path_for(FEEDS={"stdout:": {"format": "jsonl"}}) is None
     assert path_for(FEEDS={"out/%(name)s/%(time)s.jsonl": {}}) is None
+    assert path_for(FEEDS={"out/%(time)s.jsonl": {}}) == Path("out/failures.jsonl")
     assert path_for() is None
 
 
@@ -99,6 +101,39 @@ def test_failures_are_written_flushed_and_counted(tmp_path: Path) -> None:
     assert stats["failures/total"] == 1
     assert stats["failures/http_503"] == 1
     assert "failures/http_404" not in stats
+    assert [json.loads(line) for line in kept_files(path)[0].read_text("utf-8").splitlines()] == [
+        {"stale": True}  # the earlier run's failures, kept under another name
+    ]
+
+
+def kept_files(path: Path) -> list[Path]:
+    """Earlier runs' failures files beside ``path`` (``<stem>.<time>.jsonl``)."""
+    return sorted(p for p in path.parent.glob(f"{path.stem}.*{path.suffix}") if p != path)
+
+
+def test_each_run_has_its_own_failures_file(tmp_path: Path) -> None:
+    """Three runs into the same place: the file holds the last run's failures, each earlier
+    run's that had some is kept under the time it was written, an empty one is not kept."""
+    path = tmp_path / "out.failures.jsonl"
+    feeds = {str(tmp_path / "out.jsonl"): {"format": "jsonl"}}
+    for run, failed in enumerate([["a", "b"], [], ["c"], ["d"]]):
+        crawler = get_crawler(Spider, {"FEEDS": feeds})
+        extension = FailureLog.from_crawler(crawler)
+        spider = crawler._create_spider("test")
+        extension.spider_opened(spider)
+        for tag in failed:
+            send_failure(crawler, f"https://medium.com/tag/{tag}", "tag", 503, "http_503")
+        extension.spider_closed(spider)
+        assert crawler.stats is not None
+        assert crawler.stats.get_value("failures/file") == str(path)
+        os.utime(path, (1_800_000_000 + run, 1_800_000_000 + run))  # written at another time
+    urls = [[json.loads(line)["url"][-1] for line in p.read_text().splitlines()] for p in
+            [*kept_files(path), path]]  # fmt: skip
+    assert urls == [["a", "b"], ["c"], ["d"]]
+    assert [p.name for p in kept_files(path)] == [
+        "out.failures.20270115T080000Z.jsonl",
+        "out.failures.20270115T080002Z.jsonl",
+    ]
 
 
 def test_without_a_place_failures_are_still_counted() -> None:
@@ -229,7 +264,7 @@ def test_scrapy_crawl_exits_1_when_a_health_check_fails(tmp_path: Path) -> None:
         in failed.stderr
     )
     assert "Health check max_failure_ratio failed: 1 of 1 pages failed" in failed.stderr
-    record = json.loads((tmp_path / "failures.jsonl").read_text("utf-8"))
+    record = json.loads((tmp_path / "items.failures.jsonl").read_text("utf-8"))
     assert record["url"] == "https://medium.com/tag/llm"
     assert record["kind"] == "tag"
     unchecked = scrapy_crawl(tmp_path, "HEALTH_ENABLED=False")

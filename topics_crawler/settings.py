@@ -200,7 +200,9 @@ RETRY_AFTER_LONG_WAIT = 30.0  # waits at least this long are logged as warnings
 BLOCKED_RETRY_TIMES = 2
 LINK_SAFETY_ALLOWED_HOSTS: list[str] = []  # hosts besides Medium's that may be fetched
 # Pages that failed for good: FAILURES_FILE, else <DATASET_DIR>/failures.jsonl, else beside
-# the first local FEEDS file. Health checks at close make `scrapy crawl` exit with status 1.
+# the first local FEEDS file, named after it (out.jsonl -> out.failures.jsonl); an earlier
+# run's file is renamed, never overwritten (topics_crawler/extensions/failures.py). Health
+# checks at close make `scrapy crawl` exit with status 1.
 FAILURES_FILE = None
 HEALTH_ENABLED = True
 HEALTH_MIN_ITEMS = {"story": 1}

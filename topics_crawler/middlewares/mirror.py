@@ -31,6 +31,7 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
+from topics_crawler import settings as defaults
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.urls import MEDIUM_HOST, MEDIUM_ROOT
 
@@ -49,7 +50,9 @@ MIRROR_CONNECT_TIMEOUT = 5.0
 
 def mirror_not_answering(settings: BaseSettings) -> str | None:
     """Why the mirror (``MEDIUM_BASE_URL``, when it is not medium.com) cannot be crawled, in
-    one line, or None: a TCP connection to it is refused, times out or its name is unknown.
+    one line, or None: a TCP connection to it is refused, times out or its name is unknown
+    (to the system's resolver, which is the crawl's unless ``TWISTED_DNS_RESOLVER`` says
+    otherwise).
 
     Not checked when the crawl would not connect to it directly: replaying recorded
     responses (``REPLAY_MODE=replay``), through a proxy from the environment, or through
@@ -74,6 +77,8 @@ def mirror_not_answering(settings: BaseSettings) -> str | None:
     except TimeoutError:
         why = f"no answer within {MIRROR_CONNECT_TIMEOUT:g} s"
     except socket.gaierror as exc:
+        if settings.get("TWISTED_DNS_RESOLVER") != defaults.TWISTED_DNS_RESOLVER:
+            return None  # the crawl's own resolver may know the name
         why = f"unknown host ({exc.strerror})"
     except OSError as exc:
         why = (exc.strerror or str(exc)).lower()
