@@ -131,4 +131,5 @@ def test_scheduled_job_crawls_the_local_site(scrapyd: ScrapydServer, egg: Path) 
     stories = [item for item in items if item["item_type"] == "story"]
     assert len(stories) == len({story["story_id"] for story in stories}) > 1
     assert all(story["url"].startswith("https://medium.com/") for story in stories)
-    assert "'finish_reason': 'finished'" in log
+    assert "INFO: Spider closed (finished)" in log
+    assert "Run summary: story " in log

@@ -15,6 +15,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +95,15 @@ def describe_failure(error: BaseException) -> str:
 #: ``scrapy crawl`` then exits non-zero.
 WRITE_FAILED_STAT = "write_failed"
 WRITE_FAILED_REASON = "write_failed"
+#: Stat holding the one line that explains why the crawl stopped (a failed write, the site's
+#: refusal): the first one said is kept, for the summary at the end of the run.
+STOPPED_LINE_STAT = "stopped/line"
+
+
+def note_stop(stats: StatsCollector | None, line: str) -> None:
+    """Keep ``line`` as the reason the crawl stopped, unless one is kept already."""
+    if stats is not None and not stats.get_value(STOPPED_LINE_STAT):
+        stats.set_value(STOPPED_LINE_STAT, line)
 
 
 def exit_code(stats: Mapping[str, Any]) -> ExitCode:
@@ -130,6 +140,7 @@ def record_write_failure(crawler: Crawler, what: str, line: str) -> None:
     if not first:
         return
     logger.error("%s", line)
+    note_stop(stats, line)
     stop_crawl(crawler)
 
 

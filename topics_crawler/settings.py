@@ -109,7 +109,12 @@ PROGRESS_FIRST_LOG = 10.0  # seconds to the first one
 PROGRESS_LIVE = "auto"  # a live line on stderr when it is a terminal: auto | on | off
 PROGRESS_REFRESH = 1.0  # seconds between redraws of the live line
 STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
-SUMMARY_ENABLED = True  # a "Run summary: …" line at the end (topics_crawler/extensions/summary.py)
+# Scrapy's dump of every stat at INFO buried the verdict: logged at DEBUG instead, and written
+# to STATS_FILE (topics_crawler/extensions/stats_file.py).
+STATS_DUMP = False
+# A "Run summary: …" line at the end, and scrapy crawl's last lines on stderr whatever the log
+# settings (topics_crawler/extensions/summary.py, closing.py).
+SUMMARY_ENABLED = True
 
 # --- Record and replay -------------------------------------------------------------
 # -s REPLAY_MODE=record stores every response under REPLAY_DIR; -s REPLAY_MODE=replay

@@ -22,7 +22,9 @@ A Parquet feed given with ``-o`` (append) whose file already holds data is refus
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
 and finding out at the end of the crawl would lose what it scraped.
 
-Once the crawl is over its final stats decide the exit status
+Once the crawl is over it prints the run's last lines on stderr, whatever the log settings
+(:mod:`topics_crawler.extensions.closing`: what was written where, the verdict and its exit
+status, how to resume an interrupted run), and its final stats decide the exit status
 (:func:`topics_crawler.errors.exit_code`, README "Exit codes"): 1 when a write failed
 (stat ``write_failed``, see :func:`topics_crawler.errors.record_write_failure`), 3 when
 the site refused the crawl for good (a Cloudflare WAF refusal of plain HTTP and of the
@@ -57,6 +59,8 @@ from topics_crawler.errors import (
     describe_failure,
     exit_code,
 )
+from topics_crawler.extensions.closing import closing_lines
+from topics_crawler.extensions.summary import NO_OUTPUT_WARNING, has_output
 from topics_crawler.middlewares.mirror import mirror_not_answering
 from topics_crawler.output.exporters import ParquetItemExporter
 from topics_crawler.output.feeds import local_feed_path
@@ -204,6 +208,9 @@ class Command(ScrapyCrawlCommand):
         why = not_started or log_file_error(self.settings) or mirror_not_answering(self.settings)
         if why is not None:
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {why}", CRAWL_FAILURE_EXIT)
+        if self.settings.get("LOG_FILE") and not has_output(self.settings):
+            # the log says so too, but a log file is not what the person at the terminal reads
+            print(f"scrapy crawl {args[0]}: warning: {NO_OUTPUT_WARNING}", file=sys.stderr)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         """Scrapy's crawl, through the public ``CrawlerProcess`` API, keeping the crawler.
@@ -225,3 +232,15 @@ class Command(ScrapyCrawlCommand):
             self.exitcode = CRAWL_FAILURE_EXIT
         else:
             self.exitcode = crawl_exit_code(crawler)
+            if not not_started:
+                print_closing_lines(crawler)
+
+
+def print_closing_lines(crawler: Crawler) -> None:
+    """The run's last lines on stderr (:mod:`topics_crawler.extensions.closing`), unless
+    ``SUMMARY_ENABLED`` is off or the crawl never opened."""
+    stats = crawler.stats.get_stats() if crawler.stats is not None else {}
+    if not stats.get("start_time") or not crawler.settings.getbool("SUMMARY_ENABLED"):
+        return
+    sys.stderr.write("\n".join(closing_lines(stats, crawler.settings)) + "\n")
+    sys.stderr.flush()

@@ -55,6 +55,8 @@ logger = logging.getLogger(__name__)
 FAILURES_FILENAME = "failures.jsonl"
 #: Stat naming this run's failures file.
 FAILURES_FILE_STAT = "failures/file"
+#: Stat counting the failures of this run, one per line of the file (every kind and reason).
+FAILURES_LISTED_STAT = "failures/listed"
 GONE = "gone"
 #: Reasons that say the page does not exist rather than that fetching it failed: counted on
 #: their own, outside ``failures/total`` (the crawl health's failure ratio).
@@ -155,6 +157,7 @@ class FailureLog:
         **_kwargs: Any,
     ) -> None:
         recorded = failure_reason(kind, status, reason)
+        self.stats.inc_value(FAILURES_LISTED_STAT)
         if kind in ASSET_KINDS:
             self.assets[kind, recorded] += 1
             self.stats.inc_value(f"failures/{kind}/{recorded}")
