@@ -49,6 +49,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler import settings as defaults
+from topics_crawler.extensions.progress import HISTORY_LISTED_PREFIX
 from topics_crawler.pages import Document, PageResult
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_archive import (
@@ -293,6 +294,7 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         return iter([self._request(walk)])
 
     def _finish(self, walk: ArchiveWalk, why: str) -> Iterator[Request]:
+        self.stats.set_value(f"{HISTORY_LISTED_PREFIX}{walk.tag}", walk.taken)  # the real size
         self.stats.inc_value("day_archive/done")
         self.stats.inc_value("history/done")
         self.logger.info(

@@ -57,7 +57,12 @@ from scrapy.statscollectors import StatsCollector
 from twisted.python.failure import Failure
 
 from topics_crawler import settings as defaults
-from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
+from topics_crawler.extensions.progress import (
+    HISTORY_CLAIMED_PREFIX,
+    HISTORY_EXPECTED_STAT,
+    HISTORY_LISTED_PREFIX,
+    HISTORY_SIZED_TAGS_STAT,
+)
 from topics_crawler.graphql import (
     GRAPHQL_URL,
     MAX_PAGE_SIZE,
@@ -354,6 +359,7 @@ class HistoryPager(Pager[TagListing]):
         )
 
     def _finish(self, listing: TagListing, why: str) -> Iterator[Request]:
+        self.stats.set_value(f"{HISTORY_LISTED_PREFIX}{listing.tag}", listing.taken)
         self.stats.inc_value("history/done")
         self.stats.inc_value("history/source/graphql")
         self.logger.info(
@@ -434,3 +440,6 @@ def count_expected_history(
             expected = min(count, cap) if cap else count
             stats.inc_value(HISTORY_EXPECTED_STAT, expected)
             stats.inc_value(HISTORY_SIZED_TAGS_STAT)
+            tag = getattr(page, "tag", None)
+            if tag:  # the tag's listing, once ended, replaces its claim (extensions/progress)
+                stats.set_value(f"{HISTORY_CLAIMED_PREFIX}{tag}", expected)
