@@ -69,6 +69,22 @@ AUTOTHROTTLE_ENABLED = False
 RATE_CONTROL_ENABLED = True
 RATE_CEILINGS = {"medium.com": 5.0}
 RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, learned from 429s
+# How a host's rate is learned (topics_crawler/middlewares/rate.py has the rules in words):
+# first contact at RATE_START requests/s (0: unpaced), x e^RATE_START_INCREASE a second while
+# it binds, cut by RATE_START_DECREASE at the first limit, unpaced past RATE_START_UNLIMITED;
+# then a 429 cuts to RATE_DECREASE x the rate answers arrived at (at least RATE_FIRST_GUESS the
+# first time), success adds RATE_INCREASE a second (RATE_FAST_INCREASE until the second cut),
+# never below RATE_MIN; rates measured over RATE_WINDOW seconds.
+RATE_START = 4.0
+RATE_START_INCREASE = 0.7
+RATE_START_DECREASE = 0.5
+RATE_START_UNLIMITED = 200.0
+RATE_DECREASE = 0.85
+RATE_INCREASE = 0.01
+RATE_FAST_INCREASE = 0.1
+RATE_FIRST_GUESS = 1.0
+RATE_MIN = 0.05
+RATE_WINDOW = 5.0
 # RATE_BUDGET_CLASS: one budget per egress address shared by the workers behind it (ceiling
 # and learned rate; topics_crawler/middlewares/rate_budget.py). Not set here: the distributed
 # add-on sets it with REDIS_URL (an add-on's setting loses to this file's); -s
@@ -180,6 +196,7 @@ ITEM_PIPELINES = {
 # recorded as failed (too_large); Scrapy's IMAGES_EXPIRES (90 days) keeps stored ones.
 IMAGES_ENABLED = False
 IMAGES_MAX_SIZE = 10 * 1024 * 1024
+IMAGES_EXPIRES = 90  # days a stored image is not fetched again (Scrapy's ImagesPipeline's own)
 NORMALIZE_ENABLED = True
 VALIDATE_ENABLED = True
 DEDUPE_ENABLED = True
