@@ -131,7 +131,7 @@ def test_0_a_resume_that_completes_the_job(site: SiteServer, tmp_path: Path) -> 
 
 @pytest.mark.integration
 def test_3_a_site_that_refused_the_crawl(site: SiteServer, tmp_path: Path) -> None:
-    extensions = {**settings.EXTENSIONS, "topics_crawler.site_refusal.SiteRefused": 100}
+    extensions = {**settings.EXTENSIONS, "tests.site_refusal.SiteRefused": 100}
     run = crawl(site, tmp_path, EXTENSIONS=json.dumps(extensions))
     assert run.returncode == 3, run.log[-3000:]
     assert summary(run).endswith("exit 3 (refused by the site)")
