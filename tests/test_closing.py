@@ -44,6 +44,8 @@ def test_a_run_that_did_its_job() -> None:
 
 def test_what_was_written_where() -> None:
     assert lines({}, DATASET_DIR="data/llm")[1] == "  data in data/llm"
+    quiet = {"item_scraped_count": 0, "dedupe/unchanged/story": 40}
+    assert lines(quiet, DATASET_DIR="data/llm")[1] == "  data in data/llm: nothing new or changed"
     nothing_new = {"item_scraped_count": 0, "dedupe/unchanged/story": 40}
     assert lines(nothing_new, FEEDS={"out.jsonl": {}})[1] == (
         "  nothing new written: out.jsonl is as it was"

@@ -63,16 +63,19 @@ def closing_lines(stats: Mapping[str, Any], settings: BaseSettings) -> list[str]
 
 
 def what_was_written(stats: Mapping[str, Any], settings: BaseSettings) -> str:
-    """``data in <where>``; that nothing new was written (the output as it was); or that the
+    """``data in <where>`` (a dataset's ``: nothing new or changed``); for feeds, that nothing
+    new was written (a feed is left as it was: ``FEED_STORE_EMPTY`` is off); or that the
     items went nowhere."""
     dataset = settings.get("DATASET_DIR")
     feeds = [str(uri) for uri in settings.getdict("FEEDS")]
     where = str(dataset) if dataset else ", ".join(feeds)
     if not where:
         return f"no output: the items went nowhere; keep them next time with {KEEP_ITEMS}"
-    if not int(stats.get("item_scraped_count", 0)):
-        return f"nothing new written: {where} is as it was"
-    return f"data in {where}"
+    if int(stats.get("item_scraped_count", 0)):
+        return f"data in {where}"
+    if dataset:  # the run's snapshot rows and its line in the manifest are written still
+        return f"data in {where}: nothing new or changed"
+    return f"nothing new written: {where} is as it was"
 
 
 def failures_line(stats: Mapping[str, Any]) -> str | None:
