@@ -67,9 +67,11 @@ def test_waf_mode_with_render_mode_never_stops_with_one_line_and_exit_3(
     assert run.returncode == ExitCode.REFUSED
     assert run.stats[REFUSED_STAT] == 1
     assert "health/failed" not in run.stats  # no verdict on a crawl the site refused
-    lines = [line for line in run.log.splitlines() if "refused the crawl:" in line]
+    lines = [line for line in run.log.splitlines() if " ERROR: " in line]
     assert len(lines) == 1
-    assert [line for line in run.log.splitlines() if " ERROR: " in line] == lines
+    assert "refused the crawl:" in lines[0]
+    refusal = lines[0].partition(" ERROR: ")[2]  # and the run's last lines say it once more
+    assert f"  exit 3 (refused by the site): {refusal}" in run.log.splitlines()
     assert "medium.com refused the crawl: a Cloudflare WAF refusal" in lines[0]
     assert f"Ray ID {ray_id('/tag/' + TAG)}" in lines[0]
     assert "RENDER_MODE=never" in lines[0]
