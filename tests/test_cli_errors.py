@@ -69,6 +69,15 @@ def one_error_line(module_and_args: tuple[str, ...]) -> str:
             "scrapy crawl topics: error: since: only applies with -a history=",
         ),
         ((), "scrapy crawl topics: error: give at least one tag"),
+        (
+            ("-a", "tags=ai", "-a", "max_storys=2"),
+            "scrapy crawl topics: error: unknown argument max_storys: did you mean max_stories?",
+        ),
+        (
+            ("-a", "tags=Machine Learning"),
+            "scrapy crawl topics: error: tags: 'Machine Learning' has a space, a tag slug has "
+            "none: did you mean machine-learning?",
+        ),
         (("-a", "tags"), "scrapy crawl: error: Invalid -a value, use -a NAME=VALUE"),
         (("-a", "tags=ai", "-s", "RETRY_TIMES"), "scrapy crawl: error: Invalid -s value"),
         (

@@ -32,7 +32,9 @@ def test_a_page_over_the_limit_is_a_recorded_failure(site: SiteView, tmp_path: P
     assert run.returncode == 0, run.log[-3000:]
     assert run.stats["finish_reason"] == "finished"
     assert "Traceback" not in run.log
-    failures = [json.loads(line) for line in (tmp_path / "failures.jsonl").read_text().splitlines()]
+    failures = [
+        json.loads(line) for line in (tmp_path / "items.failures.jsonl").read_text().splitlines()
+    ]
     too_large = [f for f in failures if f["reason"] == "too_large"]
     assert too_large, failures
     assert [(f["kind"], f["url"]) for f in too_large] == [("tag", f"https://medium.com/tag/{TAG}")]

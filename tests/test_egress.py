@@ -77,7 +77,9 @@ def test_a_proxied_name_resolving_to_a_private_address_never_reaches_the_proxy(
     assert seen.requests == []
     assert run.stats.get("safety/refused/private_address_dns", 0) >= 1
     assert "resolves to 127.0.0.1" in run.log
-    failures = [json.loads(line) for line in (tmp_path / "failures.jsonl").read_text().splitlines()]
+    failures = [
+        json.loads(line) for line in (tmp_path / "items.failures.jsonl").read_text().splitlines()
+    ]
     assert [f["reason"] for f in failures] == ["unsafe_url"]
 
 

@@ -20,6 +20,7 @@ from topics_crawler import settings
 from topics_crawler.errors import (
     HEALTH_FAILED_STAT,
     REFUSED_STAT,
+    TAG_NOT_FOUND_STAT,
     WRITE_FAILED_STAT,
     ExitCode,
     exit_code,
@@ -40,6 +41,8 @@ TAG = "distributed-training"
         ({"finish_reason": "write_failed", WRITE_FAILED_STAT: 1}, ExitCode.FAILED),
         ({"finish_reason": "finished", HEALTH_FAILED_STAT: True}, ExitCode.FAILED),
         ({"finish_reason": "finished", HEALTH_FAILED_STAT: False}, ExitCode.DONE),
+        ({"finish_reason": "finished", TAG_NOT_FOUND_STAT: ["no-such-tag"]}, ExitCode.FAILED),
+        ({"finish_reason": "finished", TAG_NOT_FOUND_STAT: []}, ExitCode.DONE),
         ({"finish_reason": "redis_lost"}, ExitCode.FAILED),
         ({"finish_reason": "shutdown"}, ExitCode.FAILED),
         ({"finish_reason": "finished", REFUSED_STAT: "challenge"}, ExitCode.REFUSED),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,17 @@ def test_stats_file_written_at_close(tmp_path: Path) -> None:
     assert data["finish_reason"] == "finished"
 
 
-def test_stats_file_off_by_default() -> None:
-    with pytest.raises(NotConfigured):
-        StatsFile.from_crawler(get_crawler(Spider, {}))
+def test_without_a_stats_file_the_stats_are_logged_at_debug(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    crawler = get_crawler(Spider, {})
+    crawler.stats.open_spider()
+    crawler.stats.set_value("parse/errors/story", 1)
+    extension = StatsFile.from_crawler(crawler)
+    with caplog.at_level(logging.DEBUG, logger="topics_crawler.extensions.stats_file"):
+        extension.spider_closed(Spider("s"), "finished")
+    [record] = caplog.records
+    assert record.levelno == logging.DEBUG
+    assert record.getMessage().startswith("Dumping Scrapy stats:\n{")
+    assert "'parse/errors/story': 1" in record.getMessage()
+    assert list(tmp_path.iterdir()) == []

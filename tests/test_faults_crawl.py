@@ -116,7 +116,7 @@ def faulted(request: pytest.FixtureRequest, faulted_runs: FaultedRuns) -> CrawlR
 
 def failures(run: CrawlRun) -> list[dict[str, Any]]:
     """``failures.jsonl`` without the time of each line, in a stable order."""
-    lines = (run.out_dir / "failures.jsonl").read_text("utf-8").splitlines()
+    lines = (run.out_dir / "items.failures.jsonl").read_text("utf-8").splitlines()
     return sorted(({k: v for k, v in json.loads(x).items() if k != "time"} for x in lines), key=str)
 
 

@@ -92,7 +92,6 @@ def test_spider_check_arguments_knows_history() -> None:
         TopicsSpider.check_arguments(tags=TAG, history="sideways")
     spider = TopicsSpider(tags=TAG, history="newest")
     assert spider.arguments == {"tags": TAG, "history": "newest"}
-    assert spider.options.ignored == {}
 
 
 # --- time ranges --------------------------------------------------------------------

@@ -51,7 +51,7 @@ def test_in_process_crawl_matches_the_process(
     for run in (process, in_process):
         assert "Scrapy 2." in run.log
         assert "Spider closed" in run.log
-        assert (run.out_dir / "failures.jsonl").exists()
+        assert (run.out_dir / "items.failures.jsonl").exists()
 
 
 def test_a_refused_command_line_is_one_line_and_status_2(tmp_path: Path) -> None:

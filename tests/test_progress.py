@@ -22,6 +22,7 @@ from topics_crawler.extensions.progress import (
     ProgressConfig,
     format_duration,
     history_progress,
+    history_size,
     progress_line,
 )
 from topics_crawler.site.content import default_site
@@ -77,6 +78,22 @@ def test_history_share_and_eta_from_the_known_total() -> None:
     ended = {**stats, "history/stories": 640, "history/done": 1, "history/fallback": 1}
     assert history_progress(ended, 60.0) == "history done, 640 stories"
     assert history_progress({"history/stories": 250}, 60.0) is None  # size unknown
+
+
+def test_a_tags_ended_listing_replaces_what_its_page_claimed() -> None:
+    """The tag page of ``a`` claims 4,870 stories; its listing ended with 3,008: from then on
+    the history's size counts 3,008 for it (and ``b``'s claim until its listing ends)."""
+    claimed = {"history/claimed/a": 4870, "history/claimed/b": 1000, "history/expected_tags": 2}
+    listing = {**claimed, "history/expected_stories": 5870, "history/stories": 3008}
+    assert history_size(listing) == 5870
+    assert history_progress(listing, 60.0) == "history 51% of 5,870 stories, ETA 57s"
+    ended = {**listing, "history/listed/a": 3008, "history/done": 1}
+    assert history_size(ended) == 4008
+    assert history_progress(ended, 60.0) == "history 75% of 4,008 stories, ETA 20s"
+    listed_first = {"history/listed/a": 3008, "history/claimed/b": 1000}  # a's page came later
+    assert history_size(listed_first) == 4008
+    both = {**ended, "history/listed/b": 990, "history/done": 2, "history/stories": 3998}
+    assert history_progress(both, 60.0) == "history done, 3,998 stories"
 
 
 def test_the_history_part_names_the_listing_it_comes_from() -> None:

@@ -67,16 +67,18 @@ def test_waf_mode_with_render_mode_never_stops_with_one_line_and_exit_3(
     assert run.returncode == ExitCode.REFUSED
     assert run.stats[REFUSED_STAT] == 1
     assert "health/failed" not in run.stats  # no verdict on a crawl the site refused
-    lines = [line for line in run.log.splitlines() if "refused the crawl:" in line]
+    lines = [line for line in run.log.splitlines() if " ERROR: " in line]
     assert len(lines) == 1
-    assert [line for line in run.log.splitlines() if " ERROR: " in line] == lines
+    assert "refused the crawl:" in lines[0]
+    refusal = lines[0].partition(" ERROR: ")[2]  # and the run's last lines say it once more
+    assert f"  exit 3 (refused by the site): {refusal}" in run.log.splitlines()
     assert "medium.com refused the crawl: a Cloudflare WAF refusal" in lines[0]
     assert f"Ray ID {ray_id('/tag/' + TAG)}" in lines[0]
     assert "RENDER_MODE=never" in lines[0]
     for helps in ("proxy", "Zyte API", "another address"):
         assert helps in lines[0]
     assert run.items == []  # never the refusal page as data
-    failures = tmp_path / "failures.jsonl"
+    failures = tmp_path / "items.failures.jsonl"
     assert not failures.exists() or not failures.read_text()  # not failed: kept for next time
 
     # The same command from another address (the refusal gone) finishes the job.
@@ -145,7 +147,9 @@ def test_a_host_that_left_medium_fails_once_by_name_and_its_cards_are_kept(
     assert len(named) == 1
     assert run.stats["left_medium/hosts"] == 1
     pages = run.stats["left_medium/pages"]  # those asked for before the first answer came
-    failures = [json.loads(line) for line in (tmp_path / "failures.jsonl").read_text().splitlines()]
+    failures = [
+        json.loads(line) for line in (tmp_path / "items.failures.jsonl").read_text().splitlines()
+    ]
     assert [f["reason"] for f in failures] == ["left_medium"] * pages
     stories = {s["story_id"]: s for s in run.of_type("story")}
     listed = moved & set(stories)

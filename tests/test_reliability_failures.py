@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from scrapy import Spider, signals
 from scrapy.utils.test import get_crawler
 
 from tests.crawl_helpers import ROOT
+from tests.services import serving
 from topics_crawler.extensions.failures import FailureLog, failure_reason, failures_path
 from topics_crawler.extensions.health import (
     HEALTH_FAILED_STAT,
@@ -35,14 +38,15 @@ def test_failures_file_location_precedence(tmp_path: Path) -> None:
     feeds = {str(tmp_path / "out" / "items.jsonl"): {"format": "jsonl"}}
     assert path_for(FAILURES_FILE=str(explicit), DATASET_DIR="data/x", FEEDS=feeds) == explicit
     assert path_for(DATASET_DIR="data/x", FEEDS=feeds) == Path("data/x/failures.jsonl")
-    assert path_for(FEEDS=feeds) == tmp_path / "out" / "failures.jsonl"
+    assert path_for(FEEDS=feeds) == tmp_path / "out" / "items.failures.jsonl"  # named after it
     assert path_for(FEEDS={"file:///srv/crawl/out.csv": {"format": "csv"}}) == Path(
-        "/srv/crawl/failures.jsonl"
+        "/srv/crawl/out.failures.jsonl"
     )
-    remote_then_local = {"s3://bucket/items.jsonl": {}, "local/items.jsonl": {}}
-    assert path_for(FEEDS=remote_then_local) == Path("local/failures.jsonl")
+    remote_then_local = {"s3://bucket/items.jsonl": {}, "local/stories.jsonl": {}}
+    assert path_for(FEEDS=remote_then_local) == Path("local/stories.failures.jsonl")
     assert path_for(FEEDS={"stdout:": {"format": "jsonl"}}) is None
     assert path_for(FEEDS={"out/%(name)s/%(time)s.jsonl": {}}) is None
+    assert path_for(FEEDS={"out/%(time)s.jsonl": {}}) == Path("out/failures.jsonl")
     assert path_for() is None
 
 
@@ -97,6 +101,39 @@ def test_failures_are_written_flushed_and_counted(tmp_path: Path) -> None:
     assert stats["failures/total"] == 1
     assert stats["failures/http_503"] == 1
     assert "failures/http_404" not in stats
+    assert [json.loads(line) for line in kept_files(path)[0].read_text("utf-8").splitlines()] == [
+        {"stale": True}  # the earlier run's failures, kept under another name
+    ]
+
+
+def kept_files(path: Path) -> list[Path]:
+    """Earlier runs' failures files beside ``path`` (``<stem>.<time>.jsonl``)."""
+    return sorted(p for p in path.parent.glob(f"{path.stem}.*{path.suffix}") if p != path)
+
+
+def test_each_run_has_its_own_failures_file(tmp_path: Path) -> None:
+    """Three runs into the same place: the file holds the last run's failures, each earlier
+    run's that had some is kept under the time it was written, an empty one is not kept."""
+    path = tmp_path / "out.failures.jsonl"
+    feeds = {str(tmp_path / "out.jsonl"): {"format": "jsonl"}}
+    for run, failed in enumerate([["a", "b"], [], ["c"], ["d"]]):
+        crawler = get_crawler(Spider, {"FEEDS": feeds})
+        extension = FailureLog.from_crawler(crawler)
+        spider = crawler._create_spider("test")
+        extension.spider_opened(spider)
+        for tag in failed:
+            send_failure(crawler, f"https://medium.com/tag/{tag}", "tag", 503, "http_503")
+        extension.spider_closed(spider)
+        assert crawler.stats is not None
+        assert crawler.stats.get_value("failures/file") == str(path)
+        os.utime(path, (1_800_000_000 + run, 1_800_000_000 + run))  # written at another time
+    urls = [[json.loads(line)["url"][-1] for line in p.read_text().splitlines()] for p in
+            [*kept_files(path), path]]  # fmt: skip
+    assert urls == [["a", "b"], ["c"], ["d"]]
+    assert [p.name for p in kept_files(path)] == [
+        "out.failures.20270115T080000Z.jsonl",
+        "out.failures.20270115T080002Z.jsonl",
+    ]
 
 
 def test_without_a_place_failures_are_still_counted() -> None:
@@ -184,12 +221,28 @@ def test_health_extension_flags_a_failed_crawl(caplog: pytest.LogCaptureFixture)
     )
 
 
+class Unavailable(BaseHTTPRequestHandler):
+    """A mirror that answers every request with 503."""
+
+    def do_GET(self) -> None:
+        self.send_response(503)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
 def scrapy_crawl(tmp_path: Path, *settings: str) -> subprocess.CompletedProcess[str]:
-    """A real ``scrapy crawl`` whose only page cannot be fetched (nothing listens on port 9)."""
+    """A real ``scrapy crawl`` whose only page cannot be fetched (its mirror answers 503)."""
+    with serving(Unavailable) as mirror:
+        return _scrapy_crawl(tmp_path, f"MEDIUM_BASE_URL={mirror}", *settings)
+
+
+def _scrapy_crawl(tmp_path: Path, *settings: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "scrapy", "crawl", "topics", "-a", "tags=llm"]
     command += ["-O", str(tmp_path / "items.jsonl")]
     for setting in (
-        "MEDIUM_BASE_URL=http://127.0.0.1:9",
         "RETRY_TIMES=0",
         "ROBOTSTXT_OBEY=False",
         "AUTOTHROTTLE_ENABLED=False",
@@ -211,7 +264,7 @@ def test_scrapy_crawl_exits_1_when_a_health_check_fails(tmp_path: Path) -> None:
         in failed.stderr
     )
     assert "Health check max_failure_ratio failed: 1 of 1 pages failed" in failed.stderr
-    record = json.loads((tmp_path / "failures.jsonl").read_text("utf-8"))
+    record = json.loads((tmp_path / "items.failures.jsonl").read_text("utf-8"))
     assert record["url"] == "https://medium.com/tag/llm"
     assert record["kind"] == "tag"
     unchecked = scrapy_crawl(tmp_path, "HEALTH_ENABLED=False")

@@ -160,7 +160,6 @@ def test_scheduled_job_crawls_the_local_site(scrapyd: ScrapydServer, client: Scr
                 ("setting", "AUTOTHROTTLE_ENABLED=False"),
                 ("tags", "distributed-training"),
                 ("follow", "stories"),
-                ("colour", "blue"),
             ],
         )
         wait_for_job(client, job_id)
@@ -174,8 +173,8 @@ def test_scheduled_job_crawls_the_local_site(scrapyd: ScrapydServer, client: Scr
     stories = [item for item in items if item["item_type"] == "story"]
     assert len(stories) == len({story["story_id"] for story in stories}) > 1
     assert all(story["url"].startswith("https://medium.com/") for story in stories)
-    assert "Ignoring unknown spider arguments: colour='blue'" in log
-    assert "'finish_reason': 'finished'" in log
+    assert "INFO: Spider closed (finished)" in log
+    assert "Run summary: story " in log
     runner = f"args=['{scrapyd.python}', '-m', 'scrapyd.runner', 'crawl', 'topics',"
     assert runner in console_after(scrapyd, job_id)  # the host's Python ran the job
 

@@ -66,20 +66,73 @@ def test_topic_graph_and_archive_arguments() -> None:
     assert (options.related_depth, options.max_tags) == (2, 2)  # the seeds count
     assert CrawlOptions.from_arguments(tags="ai").author_stories == 0
     assert CrawlOptions.from_arguments(tags="ai", author_stories="40").author_stories == 40
-    spider = TopicsSpider(tags="ai", related_depth="1", colour="blue")
+    spider = TopicsSpider(tags="ai", related_depth="1", _job="abc123")
     assert spider.arguments == {"tags": "ai", "related_depth": "1"}
 
 
-def test_scrapyd_and_unknown_arguments_are_kept_aside() -> None:
-    spider = TopicsSpider(tags="ai", _job="abc123", colour="blue")
-    assert spider.options.ignored == {"colour": "blue"}
+def test_scrapyds_own_arguments_are_left_alone() -> None:
+    """Scrapyd passes ``_job`` always and ``_version`` when the job names one (scrapyd's
+    launcher turns every field of the schedule request but its own into ``-a``)."""
+    spider = TopicsSpider(tags="ai", _job="abc123", _version="r1")
+    assert spider.options.tag_urls == {"ai": "https://medium.com/tag/ai"}
+    assert spider.arguments == {"tags": "ai"}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        ({"max_storys": "2"}, "unknown argument max_storys: did you mean max_stories?"),
+        ({"Tags": "llm"}, "unknown argument Tags: did you mean tags?"),
+        ({"histroy": "newest"}, "unknown argument histroy: did you mean history?"),
+        (
+            {"colour": "blue"},
+            "unknown argument colour (the arguments: access, author_stories, follow, history, "
+            "max_stories, max_tags, related_depth, responses, since, source, start_urls, tags, "
+            "until)",
+        ),
+        (
+            {"max_story": "2", "colour": "blue"},
+            "unknown arguments colour; max_story: did you mean max_stories? (the arguments: ",
+        ),
+    ],
+)
+def test_an_unknown_argument_is_refused_with_the_closest_name(
+    arguments: dict[str, str], line: str
+) -> None:
+    with pytest.raises(SpiderArgumentError) as refused:
+        TopicsSpider.check_arguments(tags="ai", **arguments)
+    assert str(refused.value).startswith(line)
+    with pytest.raises(SpiderArgumentError):  # a crawl started another way refuses it too
+        TopicsSpider(tags="ai", **arguments)
+
+
+@pytest.mark.parametrize(
+    ("tags", "meant"),
+    [
+        ("Machine Learning", "machine-learning"),
+        ("ai,Deep  Learning", "deep-learning"),
+        ("Not A Slug!", "not-a-slug"),
+    ],
+)
+def test_a_tag_with_a_space_is_refused_with_the_slug_it_probably_meant(
+    tags: str, meant: str
+) -> None:
+    with pytest.raises(SpiderArgumentError) as refused:
+        CrawlOptions.from_arguments(tags=tags)
+    assert f"has a space, a tag slug has none: did you mean {meant}?" in str(refused.value)
+    assert "separate tags with commas" in str(refused.value)
+
+
+def test_tags_are_separated_by_commas_with_spaces_around_them() -> None:
+    options = CrawlOptions.from_arguments(tags=" ai , machine-learning,llm ")
+    assert list(options.tag_urls) == ["ai", "machine-learning", "llm"]
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         ({}, "give at least one tag"),
-        ({"tags": "Not A Slug!"}, "is not a tag slug"),
+        ({"tags": "Not-A-Slug!"}, "is not a tag slug"),
         ({"start_urls": "https://example.com/tag/ai"}, "is not a Medium tag page URL"),
         ({"start_urls": "https://medium.com/@ev"}, "is not a Medium tag page URL"),
         ({"tags": "ai", "max_stories": "ten"}, "is not a whole number"),
@@ -116,6 +169,8 @@ def test_bad_arguments(arguments: dict[str, str], message: str) -> None:
         ["-a", "tags=ai", "-a", "follow=bogus"],
         ["-a", "tags=ai", "-a", "responses=lots"],
         ["-a", "tags=ai", "-a", "related_depth=1", "-a", "max_tags=none"],
+        ["-a", "tags=ai", "-a", "max_storys=2"],
+        ["-a", "tags=Machine Learning"],
         [],
     ],
 )

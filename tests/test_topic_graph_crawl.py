@@ -73,7 +73,8 @@ def test_each_depth_crawls_exactly_the_tags_within_its_hops_each_once(
         assert run.stats["tags/followed"] == len(expected) - 1
         assert run.stats["tags/skipped/depth"] >= 1
         assert failed_urls(run) == ["https://medium.com/tag/gpu"]  # related, no page
-        assert "Could not fetch tag https://medium.com/tag/gpu" in run.log
+        assert f"ERROR: Tag not found: gpu ({site.base_url}/tag/gpu)" in run.log
+        assert run.stats["tags/missing_related"] == ["gpu"]  # no verdict: not a given tag
     else:
         assert "tags/followed" not in run.stats
         assert failed_urls(run) == []

@@ -15,6 +15,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,9 @@ class ExitCode(IntEnum):
 
 #: Stat set when the site refused the crawl for good (see :attr:`ExitCode.REFUSED`).
 REFUSED_STAT = "refused_by_site"
+#: Stat listing the tags the user gave that do not exist (their tag page answered 404/410;
+#: :mod:`topics_crawler.spiders._missing_tags`): the run did not do its job.
+TAG_NOT_FOUND_STAT = "tags/not_found"
 #: Stat set to True when a crawl health check failed
 #: (:class:`topics_crawler.extensions.health.CrawlHealth`).
 HEALTH_FAILED_STAT = "health/failed"
@@ -91,22 +95,31 @@ def describe_failure(error: BaseException) -> str:
 #: ``scrapy crawl`` then exits non-zero.
 WRITE_FAILED_STAT = "write_failed"
 WRITE_FAILED_REASON = "write_failed"
+#: Stat holding the one line that explains why the crawl stopped (a failed write, the site's
+#: refusal): the first one said is kept, for the summary at the end of the run.
+STOPPED_LINE_STAT = "stopped/line"
+
+
+def note_stop(stats: StatsCollector | None, line: str) -> None:
+    """Keep ``line`` as the reason the crawl stopped, unless one is kept already."""
+    if stats is not None and not stats.get_value(STOPPED_LINE_STAT):
+        stats.set_value(STOPPED_LINE_STAT, line)
 
 
 def exit_code(stats: Mapping[str, Any]) -> ExitCode:
     """The exit status a finished crawl's final stats call for (README "Exit codes").
 
     A failed write (the data is not where it should be) is :attr:`ExitCode.FAILED` first;
-    then a site that refused the crawl (:attr:`ExitCode.REFUSED`); then a failed health
-    check, or a close for another reason than ``finished`` or a ``closespider_*`` limit
-    (``redis_lost``, ``shutdown``…): :attr:`ExitCode.FAILED`. Anything else did its job,
-    "nothing new" included: :attr:`ExitCode.DONE`.
+    then a site that refused the crawl (:attr:`ExitCode.REFUSED`); then a tag given that does
+    not exist, a failed health check, or a close for another reason than ``finished`` or a
+    ``closespider_*`` limit (``redis_lost``, ``shutdown``…): :attr:`ExitCode.FAILED`.
+    Anything else did its job, "nothing new" included: :attr:`ExitCode.DONE`.
     """
     if stats.get(WRITE_FAILED_STAT):
         return ExitCode.FAILED
     if stats.get(REFUSED_STAT):
         return ExitCode.REFUSED
-    if stats.get(HEALTH_FAILED_STAT):
+    if stats.get(TAG_NOT_FOUND_STAT) or stats.get(HEALTH_FAILED_STAT):
         return ExitCode.FAILED
     reason = str(stats.get("finish_reason") or "finished")
     if reason != "finished" and not reason.startswith("closespider_"):
@@ -127,6 +140,7 @@ def record_write_failure(crawler: Crawler, what: str, line: str) -> None:
     if not first:
         return
     logger.error("%s", line)
+    note_stop(stats, line)
     stop_crawl(crawler)
 
 

@@ -70,7 +70,22 @@ AUTOTHROTTLE_ENABLED = False
 RATE_CONTROL_ENABLED = True
 RATE_CEILINGS = {"medium.com": 5.0}
 RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, learned from 429s
-RATE_START = 4  # requests/s a host not met yet starts at (0: unpaced), doubled about every second
+# How a host's rate is learned (topics_crawler/middlewares/rate.py has the rules in words):
+# first contact at RATE_START requests/s (0: unpaced), x e^RATE_START_INCREASE a second while
+# it binds, cut by RATE_START_DECREASE at the first limit, unpaced past RATE_START_UNLIMITED;
+# then a 429 cuts to RATE_DECREASE x the rate answers arrived at (at least RATE_FIRST_GUESS the
+# first time), success adds RATE_INCREASE a second (RATE_FAST_INCREASE until the second cut),
+# never below RATE_MIN; rates measured over RATE_WINDOW seconds.
+RATE_START = 4.0
+RATE_START_INCREASE = 0.7
+RATE_START_DECREASE = 0.5
+RATE_START_UNLIMITED = 200.0
+RATE_DECREASE = 0.85
+RATE_INCREASE = 0.01
+RATE_FAST_INCREASE = 0.1
+RATE_FIRST_GUESS = 1.0
+RATE_MIN = 0.05
+RATE_WINDOW = 5.0
 # RATE_BUDGET_CLASS: one budget per egress address shared by the workers behind it (ceiling
 # and learned rate; topics_crawler/middlewares/rate_budget.py). Not set here: the distributed
 # add-on sets it with REDIS_URL (an add-on's setting loses to this file's); -s
@@ -111,7 +126,12 @@ PROGRESS_FIRST_LOG = 10.0  # seconds to the first one
 PROGRESS_LIVE = "auto"  # a live line on stderr when it is a terminal: auto | on | off
 PROGRESS_REFRESH = 1.0  # seconds between redraws of the live line
 STATS_FILE = None  # e.g. -s STATS_FILE=data/run-stats.json
-SUMMARY_ENABLED = True  # a "Run summary: …" line at the end (topics_crawler/extensions/summary.py)
+# Scrapy's dump of every stat at INFO buried the verdict: logged at DEBUG instead, and written
+# to STATS_FILE (topics_crawler/extensions/stats_file.py).
+STATS_DUMP = False
+# A "Run summary: …" line at the end, and scrapy crawl's last lines on stderr whatever the log
+# settings (topics_crawler/extensions/summary.py, closing.py).
+SUMMARY_ENABLED = True
 
 # --- Record and replay -------------------------------------------------------------
 # -s REPLAY_MODE=record stores every response under REPLAY_DIR; -s REPLAY_MODE=replay
@@ -179,6 +199,7 @@ ITEM_PIPELINES = {
 # recorded as failed (too_large); Scrapy's IMAGES_EXPIRES (90 days) keeps stored ones.
 IMAGES_ENABLED = False
 IMAGES_MAX_SIZE = 10 * 1024 * 1024
+IMAGES_EXPIRES = 90  # days a stored image is not fetched again (Scrapy's ImagesPipeline's own)
 NORMALIZE_ENABLED = True
 VALIDATE_ENABLED = True
 DEDUPE_ENABLED = True
@@ -204,7 +225,9 @@ RETRY_AFTER_LONG_WAIT = 30.0  # waits at least this long are logged as warnings
 BLOCKED_RETRY_TIMES = 2
 LINK_SAFETY_ALLOWED_HOSTS: list[str] = []  # hosts besides Medium's that may be fetched
 # Pages that failed for good: FAILURES_FILE, else <DATASET_DIR>/failures.jsonl, else beside
-# the first local FEEDS file. Health checks at close make `scrapy crawl` exit with status 1.
+# the first local FEEDS file, named after it (out.jsonl -> out.failures.jsonl); an earlier
+# run's file is renamed, never overwritten (topics_crawler/extensions/failures.py). Health
+# checks at close make `scrapy crawl` exit with status 1.
 FAILURES_FILE = None
 HEALTH_ENABLED = True
 HEALTH_MIN_ITEMS = {"story": 1}

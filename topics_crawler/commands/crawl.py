@@ -16,6 +16,9 @@ to do (a distributed crawl that has finished) says so in one line and exits with
 
 Each such line is also written to ``LOG_FILE`` when one is set, as a log record: the log
 of a Scrapyd job that could not start holds why (:mod:`topics_crawler.commands.refusal`).
+A mirror (``MEDIUM_BASE_URL``) that does not accept a connection is one line naming it
+(:func:`topics_crawler.middlewares.mirror.mirror_not_answering`), exit status 1, before
+anything starts.
 
 A Parquet feed given with ``-o`` (append) whose file already holds data is refused
 the same way, with a line suggesting ``-O``: a Parquet file cannot be appended to,
@@ -24,7 +27,9 @@ Parquet feed that would mix item types, with a line naming the per-type form
 (``-O 'out/%(item_type)s.csv:csv'``, expanded here into one feed per item type:
 :mod:`topics_crawler.output.per_type`).
 
-Once the crawl is over its final stats decide the exit status
+Once the crawl is over it prints the run's last lines on stderr, whatever the log settings
+(:mod:`topics_crawler.extensions.closing`: what was written where, the verdict and its exit
+status, how to resume an interrupted run), and its final stats decide the exit status
 (:func:`topics_crawler.errors.exit_code`, README "Exit codes"): 1 when a write failed
 (stat ``write_failed``, see :func:`topics_crawler.errors.record_write_failure`), 3 when
 the site refused the crawl for good (a Cloudflare WAF refusal of plain HTTP and of the
@@ -61,6 +66,9 @@ from topics_crawler.errors import (
     describe_failure,
     exit_code,
 )
+from topics_crawler.extensions.closing import closing_lines
+from topics_crawler.extensions.summary import NO_OUTPUT_WARNING, has_output
+from topics_crawler.middlewares.mirror import mirror_not_answering
 from topics_crawler.output.exporters import ParquetItemExporter
 from topics_crawler.output.feeds import local_feed_path
 from topics_crawler.output.per_type import expand_feeds, feed_exporters, mixed_feed_error
@@ -233,9 +241,12 @@ class Command(ScrapyCrawlCommand):
         not_started = preflight_failure(self.settings)
         if isinstance(not_started, NothingToDo):
             refuse(f"scrapy crawl {args[0]}: {not_started}", ExitCode.DONE)
-        why = not_started or log_file_error(self.settings)
+        why = not_started or log_file_error(self.settings) or mirror_not_answering(self.settings)
         if why is not None:
             refuse(f"scrapy crawl {args[0]}: error: crawl not started: {why}", CRAWL_FAILURE_EXIT)
+        if self.settings.get("LOG_FILE") and not has_output(self.settings):
+            # the log says so too, but a log file is not what the person at the terminal reads
+            print(f"scrapy crawl {args[0]}: warning: {NO_OUTPUT_WARNING}", file=sys.stderr)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         """Scrapy's crawl, through the public ``CrawlerProcess`` API, keeping the crawler.
@@ -258,3 +269,15 @@ class Command(ScrapyCrawlCommand):
             self.exitcode = CRAWL_FAILURE_EXIT
         else:
             self.exitcode = crawl_exit_code(crawler)
+            if not not_started:
+                print_closing_lines(crawler)
+
+
+def print_closing_lines(crawler: Crawler) -> None:
+    """The run's last lines on stderr (:mod:`topics_crawler.extensions.closing`), unless
+    ``SUMMARY_ENABLED`` is off or the crawl never opened."""
+    stats = crawler.stats.get_stats() if crawler.stats is not None else {}
+    if not stats.get("start_time") or not crawler.settings.getbool("SUMMARY_ENABLED"):
+        return
+    sys.stderr.write("\n".join(closing_lines(stats, crawler.settings)) + "\n")
+    sys.stderr.flush()

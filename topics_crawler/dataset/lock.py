@@ -9,6 +9,7 @@ next crawl takes it and says whose lock it found.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import logging
@@ -40,9 +41,14 @@ class DatasetLock:
     holder: dict[str, Any]
 
     def release(self) -> None:
-        """Unlock and forget the lock (the file stays; its content is then stale)."""
+        """Unlock and forget the lock. The file stays, emptied: a holder named in it is a
+        crawl that ended without releasing it (killed), and the next one says so."""
         if _HELD.get(self.directory) is self:
             del _HELD[self.directory]
+        with contextlib.suppress(OSError):  # a full disk cannot stop the release
+            self.handle.seek(0)
+            self.handle.truncate()
+            self.handle.flush()
         fcntl.flock(self.handle, fcntl.LOCK_UN)
         self.handle.close()
 

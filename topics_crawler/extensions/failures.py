@@ -10,12 +10,20 @@ Where the file goes:
 
 1. ``FAILURES_FILE`` when set;
 2. else ``<DATASET_DIR>/failures.jsonl`` when ``DATASET_DIR`` is set;
-3. else beside the first local ``FEEDS`` file;
+3. else beside the first local ``FEEDS`` file, named after it (``-o out.jsonl``:
+   ``out.failures.jsonl``);
 4. else nowhere (the failures are still counted and logged).
 
+One file per run: the file always holds the last run's failures (empty when it had none),
+and an earlier run's failures are never overwritten: a run that finds the file holding
+some first renames it after the time it was last written (``out.failures.jsonl`` →
+``out.failures.20261202T120036Z.jsonl``). The run summary says where the file is.
+
 A 404/410 for a story, author or publication means the entity was deleted: it
-is recorded with reason ``gone`` and counted as ``failures/gone`` only; every
-other failure of a page counts in ``failures/total`` and ``failures/<reason>``. A story's
+is recorded with reason ``gone`` and counted as ``failures/gone`` only; a tag that does not
+exist (reason ``tag_not_found``, :mod:`topics_crawler.spiders._missing_tags`) is counted as
+``failures/tag_not_found`` only; every other failure of a page counts in ``failures/total``
+and ``failures/<reason>``. A story's
 image (kind ``image``, :mod:`topics_crawler.pipelines.images`) is no page: it is listed
 and counted as ``failures/image/<reason>``, outside the pages' failure ratio.
 """
@@ -45,7 +53,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 FAILURES_FILENAME = "failures.jsonl"
+#: Stat naming this run's failures file.
+FAILURES_FILE_STAT = "failures/file"
+#: Stat counting the failures of this run, one per line of the file (every kind and reason).
+FAILURES_LISTED_STAT = "failures/listed"
 GONE = "gone"
+#: Reasons that say the page does not exist rather than that fetching it failed: counted on
+#: their own, outside ``failures/total`` (the crawl health's failure ratio).
+NOT_PAGE_FAILURES = frozenset({GONE, "tag_not_found"})
 GONE_STATUSES = frozenset({404, 410})
 ENTITY_KINDS = frozenset({"story", "author", "publication"})
 #: Failures of what is not a page (counted apart from the pages' ``failures/total``).
@@ -54,7 +69,27 @@ ASSET_KINDS = frozenset({"image"})
 
 def failures_path(settings: BaseSettings) -> Path | None:
     """Where ``failures.jsonl`` goes for these settings (see the module docstring)."""
-    return sidecar_path(settings, "FAILURES_FILE", FAILURES_FILENAME)
+    return sidecar_path(settings, "FAILURES_FILE", FAILURES_FILENAME, named_after_feed=True)
+
+
+def keep_earlier_run(path: Path) -> Path | None:
+    """Rename an earlier run's non-empty failures file after the time it was last written
+    (``<stem>.<YYYYMMDDTHHMMSSZ>.jsonl``, a number added if that name is taken); the new
+    name, or None when there was nothing to keep."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    if info.st_size == 0:
+        return None
+    stamp = datetime.fromtimestamp(info.st_mtime, UTC).strftime("%Y%m%dT%H%M%SZ")
+    kept = path.with_name(f"{path.stem}.{stamp}{path.suffix}")
+    number = 1
+    while kept.exists():
+        number += 1
+        kept = path.with_name(f"{path.stem}.{stamp}-{number}{path.suffix}")
+    path.rename(kept)
+    return kept
 
 
 def failure_reason(kind: str, status: int | None, reason: str) -> str:
@@ -89,11 +124,14 @@ class FailureLog:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.file = self.path.open("w", encoding="utf-8")  # one run's failures only
+            kept = keep_earlier_run(self.path)
+            self.file = self.path.open("w", encoding="utf-8")  # this run's failures only
         except OSError as exc:
             self._fail(exc)
             return
-        self.stats.set_value("failures/file", str(self.path))
+        if kept is not None:
+            logger.info("The last run's failures are kept in %s", kept)
+        self.stats.set_value(FAILURES_FILE_STAT, str(self.path))
 
     def _fail(self, exc: OSError) -> None:
         """One line, the crawl stopped; nothing more is written to the file."""
@@ -119,14 +157,15 @@ class FailureLog:
         **_kwargs: Any,
     ) -> None:
         recorded = failure_reason(kind, status, reason)
+        self.stats.inc_value(FAILURES_LISTED_STAT)
         if kind in ASSET_KINDS:
             self.assets[kind, recorded] += 1
             self.stats.inc_value(f"failures/{kind}/{recorded}")
         else:
             self.reasons[recorded] += 1
-            self.stats.inc_value(f"failures/{GONE}" if recorded == GONE else "failures/total")
-            if recorded != GONE:
-                self.stats.inc_value(f"failures/{recorded}")
+            if recorded not in NOT_PAGE_FAILURES:
+                self.stats.inc_value("failures/total")
+            self.stats.inc_value(f"failures/{recorded}")
         record = {
             "url": url,
             "kind": kind,

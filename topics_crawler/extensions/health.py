@@ -46,6 +46,7 @@ from topics_crawler.errors import (
     HEALTH_FAILED_STAT,
     NOTHING_TO_DO_STAT,
     REFUSED_STAT,
+    TAG_NOT_FOUND_STAT,
     WRITE_FAILED_REASON,
     WRITE_FAILED_STAT,
 )
@@ -249,6 +250,13 @@ def coverage_checks(
     return results
 
 
+def no_tag_exists(spider: Spider, missing: Any) -> bool:
+    """Every tag the crawl was given answered "not found" (each said so in one line)."""
+    options = getattr(spider, "options", None)
+    given = set(getattr(options, "tag_urls", None) or ())
+    return bool(given) and given <= set(missing or ())
+
+
 class CrawlHealth:
     """Extension running :func:`evaluate` when the spider closes."""
 
@@ -294,6 +302,9 @@ class CrawlHealth:
             return
         if self.stats.get_value(REFUSED_STAT):  # refused by the site, with its one line
             logger.info("Health checks skipped: the site refused the crawl")
+            return
+        if no_tag_exists(spider, self.stats.get_value(TAG_NOT_FOUND_STAT)):  # its one line
+            logger.info("Health checks skipped: no tag given exists")
             return
         results = evaluate(self.config_for(spider), self.stats.get_stats(), self.items)
         failed = [result for result in results if not result.passed]

@@ -18,9 +18,12 @@ it) the line is also redrawn in place every ``PROGRESS_REFRESH`` seconds; log
 records printed to that terminal clear it first, so the two never mix.
 
 Items per type are counted as ``item_scraped_count/<item_type>`` stats. A history's
-size is the ``history/expected_stories`` stat the spider sets from the tag pages'
-story counts (capped by ``max_stories``; ``history/expected_tags`` tags), its progress
-``history/stories``; once every such tag's listing ended the line says so.
+size is what the tag pages claim (``history/claimed/<tag>``, their story counts capped by
+``max_stories``; summed in ``history/expected_stories``, over ``history/expected_tags``
+tags) until a tag's listing ends: from then on that tag counts with the stories its listing
+really had (``history/listed/<tag>``; a tag page claiming 4,870 stories whose history lists
+3,008 counts 3,008). Its progress is ``history/stories``; once every such tag's listing
+ended the line says so.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ ITEM_TYPES = ("story", "author", "publication", "tag_page")
 HISTORY_EXPECTED_STAT = "history/expected_stories"
 HISTORY_SIZED_TAGS_STAT = "history/expected_tags"  # tags whose size is in the expected count
 HISTORY_DONE_STAT = "history/stories"
+#: ``history/claimed/<tag>``: the stories a tag page claims (capped by ``max_stories``).
+HISTORY_CLAIMED_PREFIX = "history/claimed/"
+#: ``history/listed/<tag>``: the stories a tag's ended listing really had.
+HISTORY_LISTED_PREFIX = "history/listed/"
 RATE_WINDOW = 30.0  # seconds of samples behind the live line's page rate
 
 
@@ -95,10 +102,26 @@ def format_duration(seconds: float) -> str:
     return f"{seconds}s"
 
 
+def history_size(stats: Mapping[str, Any]) -> int:
+    """The stories the histories will list: per tag, what its ended listing had, else what
+    its tag page claims (the sum of the claims when no tag is named)."""
+    claimed = _per_tag(stats, HISTORY_CLAIMED_PREFIX)
+    listed = _per_tag(stats, HISTORY_LISTED_PREFIX)
+    if not claimed and not listed:
+        return int(stats.get(HISTORY_EXPECTED_STAT) or 0)
+    return sum(listed.get(tag, claimed.get(tag, 0)) for tag in claimed.keys() | listed.keys())
+
+
+def _per_tag(stats: Mapping[str, Any], prefix: str) -> dict[str, int]:
+    return {
+        key[len(prefix) :]: int(value) for key, value in stats.items() if key.startswith(prefix)
+    }
+
+
 def history_progress(stats: Mapping[str, Any], elapsed: float) -> str | None:
     """``history 38% of 1,870 stories via GraphQL, ETA 4m10s``; None without a known
     history size."""
-    expected = int(stats.get(HISTORY_EXPECTED_STAT) or 0)
+    expected = history_size(stats)
     if expected <= 0:
         return None
     listed = int(stats.get(HISTORY_DONE_STAT) or 0)

@@ -14,7 +14,12 @@ output". **Exit**: the status ``scrapy crawl`` will exit with
 (:func:`topics_crawler.errors.exit_code`).
 
 The line is logged (INFO) after the health checks and kept as the stat
-``summary/line``, so it is in ``STATS_FILE`` too. ``SUMMARY_ENABLED=False`` turns it off.
+``summary/line``, so it is in ``STATS_FILE`` too; ``scrapy crawl`` ends with a few lines
+built from the same counts on stderr, whatever the log settings
+(:mod:`topics_crawler.extensions.closing`). ``SUMMARY_ENABLED=False`` turns both off.
+
+A crawl with no output at all (no ``-o``/``-O``, ``FEEDS`` or ``DATASET_DIR``) is warned
+about as it starts, in one line saying how to keep its items (:data:`NO_OUTPUT_WARNING`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from scrapy import Spider, signals
 from scrapy.exceptions import NotConfigured
 
 from topics_crawler import settings as defaults
-from topics_crawler.errors import NOTHING_TO_DO_STAT, ExitCode, exit_code
+from topics_crawler.errors import NOTHING_TO_DO_STAT, TAG_NOT_FOUND_STAT, ExitCode, exit_code
 from topics_crawler.extensions.health import known_already
 from topics_crawler.items import ITEM_CLASSES
 
@@ -47,6 +52,19 @@ VERDICTS = {
     ExitCode.USAGE: "bad usage",
     ExitCode.REFUSED: "refused by the site",
 }
+
+
+#: How to keep a crawl's items.
+KEEP_ITEMS = "-o items.jsonl (-O to replace the file) or -s DATASET_DIR=data/<name>"
+#: The warning at the start of a crawl whose items go nowhere.
+NO_OUTPUT_WARNING = (
+    f"No output configured: this crawl's items go nowhere; keep them with {KEEP_ITEMS}"
+)
+
+
+def has_output(settings: BaseSettings) -> bool:
+    """The crawl writes its items somewhere: a feed (``-o``/``-O``, ``FEEDS``) or a dataset."""
+    return bool(settings.get("DATASET_DIR") or settings.getdict("FEEDS"))
 
 
 def entity_counts(item_type: str, stats: Mapping[str, Any]) -> dict[str, int]:
@@ -74,8 +92,9 @@ def where_the_data_is(settings: BaseSettings) -> str:
     return "no output (give -o FILE or -s DATASET_DIR=…)"
 
 
-def summary_line(stats: Mapping[str, Any], settings: BaseSettings) -> str:
-    """The one line (see the module docstring)."""
+def found_text(stats: Mapping[str, Any]) -> str:
+    """What the run found per entity (``story 12 new, 3 changed; author 9 new``), and the
+    given tags that do not exist."""
     parts = []
     for item_type in ITEM_CLASSES:
         counts = entity_counts(item_type, stats)
@@ -85,8 +104,19 @@ def summary_line(stats: Mapping[str, Any], settings: BaseSettings) -> str:
     found = "; ".join(parts) or (
         "nothing to do" if stats.get(NOTHING_TO_DO_STAT) else "nothing found"
     )
+    missing = stats.get(TAG_NOT_FOUND_STAT)
+    if missing:
+        found += f"; tag{'s' if len(missing) > 1 else ''} not found: {', '.join(missing)}"
+    return found
+
+
+def summary_line(stats: Mapping[str, Any], settings: BaseSettings) -> str:
+    """The one line (see the module docstring)."""
     code = exit_code(stats)
-    return f"Run summary: {found}; {where_the_data_is(settings)}; exit {code} ({VERDICTS[code]})"
+    return (
+        f"Run summary: {found_text(stats)}; {where_the_data_is(settings)}; "
+        f"exit {code} ({VERDICTS[code]})"
+    )
 
 
 class RunSummary:
@@ -102,8 +132,13 @@ class RunSummary:
             raise NotConfigured("SUMMARY_ENABLED is off")
         assert crawler.stats is not None
         extension = cls(crawler.stats, crawler.settings)
+        crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
+
+    def spider_opened(self, spider: Spider) -> None:
+        if not getattr(spider, "one_page_run", False) and not has_output(self.settings):
+            logger.warning("%s", NO_OUTPUT_WARNING)
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if getattr(spider, "one_page_run", False):  # scrapy parse / shell: no run to sum up

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_from_coro
 
-from topics_crawler.errors import REFUSED_STAT
+from topics_crawler.errors import REFUSED_STAT, note_stop
 from topics_crawler.urls import is_medium_domain
 
 if TYPE_CHECKING:
@@ -82,6 +82,7 @@ class SiteRefusals:
         self.hosts.add(host)
         stats.set_value(REFUSED_STAT, 1)
         logger.error("%s", line)
+        note_stop(stats, line)
         if self.closes_crawl(host):
             self._close_crawl()
 

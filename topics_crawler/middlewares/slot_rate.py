@@ -19,46 +19,47 @@ if TYPE_CHECKING:
 class RatePolicy:
     """How a slot's rate is learned (rates in requests per second, times in seconds)."""
 
-    ceilings: Mapping[str, float] = field(default_factory=lambda: {"medium.com": 5.0})
-    default_ceiling: float = 0.0
-    decrease: float = 0.85
-    increase: float = 0.01
-    fast_increase: float = 0.1
-    minimum: float = 0.05
-    first_guess: float = 1.0
+    ceilings: Mapping[str, float] = field(default_factory=lambda: dict(defaults.RATE_CEILINGS))
+    default_ceiling: float = defaults.RATE_CEILING
+    decrease: float = defaults.RATE_DECREASE
+    increase: float = defaults.RATE_INCREASE
+    fast_increase: float = defaults.RATE_FAST_INCREASE
+    minimum: float = defaults.RATE_MIN
+    first_guess: float = defaults.RATE_FIRST_GUESS
     #: First contact with a host: its first rate (0: none, as fast as the concurrency
     #: allows), grown by ``start_increase`` per second (×e^0.7 ≈ 2 a second) while it binds,
     #: until the first limit (then cut by ``start_decrease``) or ``start_unlimited``.
-    start: float = float(defaults.RATE_START)
-    start_increase: float = 0.7
-    start_decrease: float = 0.5
-    start_unlimited: float = 200.0
-    window: float = 5.0
-    max_pause: float = 300.0
+    start: float = defaults.RATE_START
+    start_increase: float = defaults.RATE_START_INCREASE
+    start_decrease: float = defaults.RATE_START_DECREASE
+    start_unlimited: float = defaults.RATE_START_UNLIMITED
+    window: float = defaults.RATE_WINDOW
+    max_pause: float = defaults.RETRY_AFTER_MAX
     #: ``DOWNLOAD_DELAY``: the least delay between two requests of a slot (0: none).
     download_delay: float = 0.0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
-        default = cls()
         return cls(
             ceilings={
                 str(host).lower(): float(value)
                 for host, value in settings.getdict("RATE_CEILINGS", defaults.RATE_CEILINGS).items()
             },
             default_ceiling=settings.getfloat("RATE_CEILING", defaults.RATE_CEILING),
-            decrease=settings.getfloat("RATE_DECREASE", default.decrease),
-            increase=settings.getfloat("RATE_INCREASE", default.increase),
-            fast_increase=settings.getfloat("RATE_FAST_INCREASE", default.fast_increase),
-            minimum=settings.getfloat("RATE_MIN", default.minimum),
-            first_guess=settings.getfloat("RATE_FIRST_GUESS", default.first_guess),
+            decrease=settings.getfloat("RATE_DECREASE", defaults.RATE_DECREASE),
+            increase=settings.getfloat("RATE_INCREASE", defaults.RATE_INCREASE),
+            fast_increase=settings.getfloat("RATE_FAST_INCREASE", defaults.RATE_FAST_INCREASE),
+            minimum=settings.getfloat("RATE_MIN", defaults.RATE_MIN),
+            first_guess=settings.getfloat("RATE_FIRST_GUESS", defaults.RATE_FIRST_GUESS),
             start=settings.getfloat("RATE_START", defaults.RATE_START),
-            start_increase=settings.getfloat("RATE_START_INCREASE", default.start_increase),
-            start_decrease=settings.getfloat("RATE_START_DECREASE", default.start_decrease),
-            start_unlimited=settings.getfloat("RATE_START_UNLIMITED", default.start_unlimited),
-            window=settings.getfloat("RATE_WINDOW", default.window),
+            start_increase=settings.getfloat("RATE_START_INCREASE", defaults.RATE_START_INCREASE),
+            start_decrease=settings.getfloat("RATE_START_DECREASE", defaults.RATE_START_DECREASE),
+            start_unlimited=settings.getfloat(
+                "RATE_START_UNLIMITED", defaults.RATE_START_UNLIMITED
+            ),
+            window=settings.getfloat("RATE_WINDOW", defaults.RATE_WINDOW),
             max_pause=settings.getfloat("RETRY_AFTER_MAX", defaults.RETRY_AFTER_MAX),
-            download_delay=settings.getfloat("DOWNLOAD_DELAY", default.download_delay),
+            download_delay=settings.getfloat("DOWNLOAD_DELAY", 0.0),
         )
 
     def ceiling_for(self, slot_key: str) -> float | None:

@@ -14,9 +14,13 @@ from urllib.parse import unquote, urlsplit
 from scrapy.settings import BaseSettings
 
 
-def sidecar_path(settings: BaseSettings, setting_name: str, filename: str) -> Path | None:
+def sidecar_path(
+    settings: BaseSettings, setting_name: str, filename: str, *, named_after_feed: bool = False
+) -> Path | None:
     """Path of the side file ``filename`` for these settings, or None when there is no output
-    folder to put it beside."""
+    folder to put it beside. ``named_after_feed``: beside a feed file, the side file takes
+    its name (``out.jsonl`` → ``out.<filename>``), so two feeds in one folder keep theirs
+    apart."""
     explicit = settings.get(setting_name)
     if explicit:
         return Path(explicit)
@@ -26,7 +30,9 @@ def sidecar_path(settings: BaseSettings, setting_name: str, filename: str) -> Pa
     for uri in settings.getdict("FEEDS"):
         folder = local_feed_folder(str(uri))
         if folder is not None:
-            return folder / filename
+            name = Path(urlsplit(str(uri)).path if str(uri).startswith("file:") else str(uri))
+            named = named_after_feed and "%(" not in name.name
+            return folder / (f"{name.stem}.{filename}" if named else filename)
     return None
 
 

@@ -1,8 +1,16 @@
-"""Spider arguments (``-a name=value``) parsed and checked once, into :class:`CrawlOptions`."""
+"""Spider arguments (``-a name=value``) parsed and checked once, into :class:`CrawlOptions`.
+
+A name the spider does not know is refused with the closest known one (``-a max_storys=2``:
+"did you mean max_stories?"), except Scrapyd's own: Scrapyd passes ``_job`` (and ``_version``
+when a job names one) as spider arguments, and every name it adds starts with ``_``.
+A tag with a space is refused with the slug it probably meant (``Machine Learning`` →
+``machine-learning``): tags are separated by commas.
+"""
 
 from __future__ import annotations
 
 import calendar
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,7 +37,8 @@ _DAY_RE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 _TAG_SLUG_RE = re.compile(r"^[^\W_][\w\-]{0,99}$")
 
 
-#: The spider's ``-a`` arguments; any other is reported and ignored.
+#: The spider's ``-a`` arguments; any other is refused (:func:`unknown_arguments_error`),
+#: except Scrapyd's own (:data:`SCRAPYD_PREFIX`).
 SPIDER_ARGUMENTS = frozenset(
     {"tags", "start_urls", "max_stories", "follow", "history", "since", "until", "responses"}
     | {"source", "access"}
@@ -44,6 +53,10 @@ MAX_RELATED_DEPTH = 10
 MAX_TAGS = 100_000
 #: Most archive stories per author ``-a author_stories`` accepts.
 MAX_AUTHOR_STORIES = 100_000
+
+#: Scrapyd's own spider arguments (``_job``, ``_version``) start with this; they are accepted
+#: and left alone.
+SCRAPYD_PREFIX = "_"
 
 NO_TAGS = (
     "give at least one tag: -a tags=distributed-training,machine-learning "
@@ -69,8 +82,6 @@ class CrawlOptions:
     cards: frozenset[str] = frozenset()
     """Entities not followed whose listing cards (what a tag page, a feed or a listing knew)
     are exported as they are, their pages not fetched."""
-    ignored: dict[str, Any] = field(default_factory=dict)
-    """Arguments the spider does not know (reported in the log, never fatal)."""
     history: HistoryMode | None = None
     """List each tag's whole history: over GraphQL in this order (``NEWEST``, ``MOST_READ``;
     the day archive standing in when Medium refuses it), or through the day archive alone
@@ -106,10 +117,13 @@ class CrawlOptions:
     def from_spider_arguments(
         cls, arguments: Mapping[str, Any], *, require_tags: bool = True
     ) -> CrawlOptions:
-        """From every ``-a`` argument as given: the known ones by name, the rest ``extra``."""
+        """From every ``-a`` argument as given: the known ones by name; Scrapyd's own
+        (``_job``…) are left alone, any other name is refused (:func:`unknown_arguments_error`)."""
+        error = unknown_arguments_error(arguments)
+        if error is not None:
+            raise SpiderArgumentError(error)
         known = {k: v for k, v in arguments.items() if k in SPIDER_ARGUMENTS}
-        extra = {k: v for k, v in arguments.items() if k not in SPIDER_ARGUMENTS}
-        return cls.from_arguments(**known, extra=extra, require_tags=require_tags)
+        return cls.from_arguments(**known, require_tags=require_tags)
 
     @classmethod
     def from_arguments(
@@ -118,7 +132,6 @@ class CrawlOptions:
         start_urls: str | list[str] | None = None,
         max_stories: str | int | None = None,
         follow: str | None = None,
-        extra: Mapping[str, Any] | None = None,
         *,
         history: str | None = None,
         since: str | None = None,
@@ -137,7 +150,6 @@ class CrawlOptions:
         tag_urls = {**_parse_tags(tags), **_parse_start_urls(start_urls)}
         if not tag_urls and require_tags:
             raise SpiderArgumentError(NO_TAGS)
-        ignored = {k: v for k, v in (extra or {}).items() if not k.startswith("_")}
         sort_order = _parse_history(history)
         first, last = _parse_range(since, until, today or datetime.now(UTC).date())
         for name, value in (("since", first), ("until", last)):
@@ -157,7 +169,6 @@ class CrawlOptions:
             max_stories=_parse_max_stories(max_stories),
             follow=followed,
             cards=kept_cards,
-            ignored=ignored,
             history=sort_order,
             since=first,
             until=last,
@@ -171,17 +182,50 @@ class CrawlOptions:
         )
 
 
-def _split(value: str | list[str] | None) -> list[str]:
+def unknown_arguments_error(arguments: Mapping[str, Any]) -> str | None:
+    """Why these ``-a`` names cannot be taken (each unknown one, with the closest known name
+    when one is close), or None. Scrapyd's own (``_job``, ``_version``) are fine."""
+    unknown = sorted(
+        name
+        for name in arguments
+        if name not in SPIDER_ARGUMENTS and not name.startswith(SCRAPYD_PREFIX)
+    )
+    if not unknown:
+        return None
+    said, guessed = [], 0
+    for name in unknown:
+        close = difflib.get_close_matches(name.lower(), SPIDER_ARGUMENTS, n=1, cutoff=0.75)
+        said.append(f"{name}: did you mean {close[0]}?" if close else name)
+        guessed += bool(close)
+    line = f"unknown argument{'s' if len(unknown) > 1 else ''} {'; '.join(said)}"
+    if guessed < len(unknown):
+        line += f" (the arguments: {', '.join(sorted(SPIDER_ARGUMENTS))})"
+    return line
+
+
+def _split(value: str | list[str] | None, separators: str = r"[,\s]+") -> list[str]:
     if value is None:
         return []
-    parts = value if isinstance(value, list) else re.split(r"[,\s]+", value)
+    parts = value if isinstance(value, list) else re.split(separators, value)
     return [p.strip() for p in parts if p and p.strip()]
+
+
+def probable_slug(text: str) -> str:
+    """The tag slug a name with spaces probably means: ``Machine Learning`` → ``machine-learning``
+    (Medium's slugs join words with ``-``)."""
+    return re.sub(r"[\W_]+", "-", text.lower()).strip("-")
 
 
 def _parse_tags(tags: str | None) -> dict[str, str]:
     result = {}
-    for raw in _split(tags):
+    for raw in _split(tags, separators=r","):  # a space is inside a tag: refused below
         slug = raw.lower()
+        if re.search(r"\s", slug):
+            raise SpiderArgumentError(
+                f"tags: {raw!r} has a space, a tag slug has none: did you mean "
+                f"{probable_slug(raw)}? (as in medium.com/tag/{probable_slug(raw)}; "
+                "separate tags with commas)"
+            )
         if not _TAG_SLUG_RE.match(slug):
             raise SpiderArgumentError(
                 f"tags: {raw!r} is not a tag slug (letters, digits and '-', "

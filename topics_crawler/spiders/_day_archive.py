@@ -49,6 +49,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler import settings as defaults
+from topics_crawler.extensions.progress import HISTORY_LISTED_PREFIX
 from topics_crawler.pages import Document, PageResult
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_archive import (
@@ -66,6 +67,7 @@ from topics_crawler.spiders._helpers import (
     response_encoding,
 )
 from topics_crawler.spiders._history import WaitingCount, fallback_request, listing_priority
+from topics_crawler.spiders._missing_tags import NOT_FOUND_STATUSES, MissingTags
 from topics_crawler.spiders._paging import (
     Callbacks,
     Pager,
@@ -112,6 +114,9 @@ class DayArchiveSpider(OptionsSpider, ReportingSpider, Protocol):
     def parse_tag(self, response: Response) -> Iterator[Any]: ...
     def on_error(self, failure: Failure) -> Iterator[Any]: ...
 
+    @property
+    def missing_tags(self) -> MissingTags: ...
+
 
 class DayArchiveWalker(Pager[ArchiveWalk]):
     """Builds the walk's requests, reads its pages, decides what comes next (``limit``:
@@ -127,9 +132,12 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         since: date | None = None,
         until: date | None = None,
         today: date | None = None,
+        missing: MissingTags | None = None,
         **shape: Unpack[PagerArguments],
     ) -> None:
         super().__init__(**shape)
+        self.missing = missing
+        """Records a tag whose archive answers "not found" (then no fallback)."""
         self.fallback = fallback
         """The tag page's callbacks, for the fallback request."""
         self.waiting = waiting
@@ -150,6 +158,7 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
             waiting=lambda: requests_waiting(crawler),
             since=options.since,
             until=options.until,
+            missing=spider.missing_tags,
             callbacks=Callbacks(spider.parse_day_archive, spider.on_day_archive_error),
             stats=crawler.stats,
             logger=spider.logger,
@@ -202,7 +211,12 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         if walk is None:
             return iter(())
         walk.pages += 1
-        _status, reason = failure_status(failure)
+        status, reason = failure_status(failure)
+        archive_root = walk.pages == 1 and walk.current.level == "archive"
+        if self.missing is not None and archive_root and status in NOT_FOUND_STATUSES:
+            fetched = request_of(failure).url  # the tag's archive itself: no such tag
+            self.missing.record(walk.tag, walk.tag_url, status, fetched=fetched)
+            return iter(())
         return self.fail(walk, reason, failure.getErrorMessage())
 
     def fail(self, walk: ArchiveWalk, reason: str, detail: str) -> Iterator[Request]:
@@ -280,6 +294,7 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         return iter([self._request(walk)])
 
     def _finish(self, walk: ArchiveWalk, why: str) -> Iterator[Request]:
+        self.stats.set_value(f"{HISTORY_LISTED_PREFIX}{walk.tag}", walk.taken)  # the real size
         self.stats.inc_value("day_archive/done")
         self.stats.inc_value("history/done")
         self.logger.info(

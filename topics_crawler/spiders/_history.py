@@ -57,7 +57,12 @@ from scrapy.statscollectors import StatsCollector
 from twisted.python.failure import Failure
 
 from topics_crawler import settings as defaults
-from topics_crawler.extensions.progress import HISTORY_EXPECTED_STAT, HISTORY_SIZED_TAGS_STAT
+from topics_crawler.extensions.progress import (
+    HISTORY_CLAIMED_PREFIX,
+    HISTORY_EXPECTED_STAT,
+    HISTORY_LISTED_PREFIX,
+    HISTORY_SIZED_TAGS_STAT,
+)
 from topics_crawler.graphql import (
     GRAPHQL_URL,
     MAX_PAGE_SIZE,
@@ -79,6 +84,7 @@ from topics_crawler.pages import PageResult
 from topics_crawler.scheduling.queue_length import requests_waiting
 from topics_crawler.spiders._arguments import FIRST_YEAR, CrawlOptions
 from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._missing_tags import TAG_NOT_FOUND, MissingTags
 from topics_crawler.spiders._paging import (
     Callbacks,
     Pager,
@@ -102,7 +108,7 @@ QUEUE_AHEAD_PAGES = 4
 #: How many requests wait in the scheduler now (None: it cannot say).
 WaitingCount = Callable[[], int | None]
 #: ``stand_in(listing, why)``: the requests that list a tag whose GraphQL listing failed.
-StandIn = Callable[["TagListing", str], Iterator[Request]]
+StandIn = Callable[["TagListing", str | None], Iterator[Request]]
 
 
 def history_ranges(since: date | None, until: date | None, today: date) -> list[TimeRange]:
@@ -176,6 +182,9 @@ class HistorySpider(ReportingSpider, OptionsSpider, Protocol):
     @property
     def day_archive(self) -> StandInWalk | None: ...
 
+    @property
+    def missing_tags(self) -> MissingTags: ...
+
 
 class HistoryPager(Pager[TagListing]):
     """Builds listing requests, reads their responses, decides what comes next
@@ -193,9 +202,12 @@ class HistoryPager(Pager[TagListing]):
         page_size: int,
         days: tuple[date | None, date | None] = (None, None),
         stand_in: StandIn | None = None,
+        missing: MissingTags | None = None,
         **shape: Unpack[PagerArguments],
     ) -> None:
         super().__init__(**shape)
+        self.missing = missing
+        """The tags found not to exist (their listing is not tried another way)."""
         self.sort_order = sort_order
         self.ranges = ranges
         self.since, self.until = days
@@ -227,6 +239,7 @@ class HistoryPager(Pager[TagListing]):
                 else None
             ),
             report=failure_report(spider, "history"),
+            missing=spider.missing_tags,
             fallback=Callbacks(spider.parse_tag, spider.on_error),
             waiting=lambda: requests_waiting(crawler),
             page_size=settings.getint("HISTORY_PAGE_SIZE", defaults.HISTORY_PAGE_SIZE),
@@ -277,6 +290,9 @@ class HistoryPager(Pager[TagListing]):
         in the browser."""
         tag = listing.tag
         self.stats.inc_value(f"history/failed/{reason}")
+        if reason == TAG_NOT_FOUND and not listing.pages:
+            yield from self._no_such_tag(listing)
+            return
         if self.report is not None:
             self.report(listing.tag_url, reason, detail)
         if self.stand_in is not None:
@@ -293,6 +309,18 @@ class HistoryPager(Pager[TagListing]):
             HISTORY_FALLBACK,
         )  # fmt: skip
         yield fallback_request(listing.tag_url, self.fallback)
+
+    def _no_such_tag(self, listing: TagListing) -> Iterator[Request]:
+        """GraphQL knows no such tag: nothing more when its tag page or archive already said
+        so (their one line, :class:`MissingTags`); else its day archive decides, quietly."""
+        if self.missing is not None and self.missing.known(listing.tag):
+            return
+        if self.stand_in is not None:
+            self.logger.info("History of tag %s: GraphQL knows no such tag; asking its day "
+                             "archive", listing.tag)  # fmt: skip
+            yield from self.stand_in(listing, None)
+            return
+        yield fallback_request(listing.tag_url, self.fallback)  # its 404 says "not found"
 
     def _next(self, listing: TagListing, page: ArchivePage) -> Iterator[Request]:
         if self.remaining(listing) == 0:
@@ -331,6 +359,7 @@ class HistoryPager(Pager[TagListing]):
         )
 
     def _finish(self, listing: TagListing, why: str) -> Iterator[Request]:
+        self.stats.set_value(f"{HISTORY_LISTED_PREFIX}{listing.tag}", listing.taken)
         self.stats.inc_value("history/done")
         self.stats.inc_value("history/source/graphql")
         self.logger.info(
@@ -411,3 +440,6 @@ def count_expected_history(
             expected = min(count, cap) if cap else count
             stats.inc_value(HISTORY_EXPECTED_STAT, expected)
             stats.inc_value(HISTORY_SIZED_TAGS_STAT)
+            tag = getattr(page, "tag", None)
+            if tag:  # the tag's listing, once ended, replaces its claim (extensions/progress)
+                stats.set_value(f"{HISTORY_CLAIMED_PREFIX}{tag}", expected)

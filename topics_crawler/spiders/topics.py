@@ -67,6 +67,7 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
 )
 from topics_crawler.spiders._left_medium import LeftMediumHosts
+from topics_crawler.spiders._missing_tags import MissingTags, missing_tag
 from topics_crawler.spiders._refetch import REFETCH_META, Refetcher
 from topics_crawler.spiders._related import TagWalker
 from topics_crawler.spiders._responses import ResponsesFetcher
@@ -117,6 +118,8 @@ class TopicsSpider(Spider):
         self.threads: ResponsesFetcher | None = None
         #: Hosts whose pages were not Medium's: named once, their links not followed.
         self.left_medium: LeftMediumHosts
+        #: Tags found not to exist: one line each, and the run's verdict for given ones.
+        self.missing_tags: MissingTags
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -128,6 +131,7 @@ class TopicsSpider(Spider):
         """Build the crawl's parts, each by its own ``from_spider``, when the spider opens
         (the crawler's stats exist from then on: Scrapy builds them after the spider)."""
         self.refetcher = Refetcher.from_spider(self)
+        self.missing_tags = MissingTags.from_spider(self)
         self.feeds = FeedSource.from_spider(self)
         self.walker = TagWalker.from_spider(self)
         self.day_archive = DayArchiveWalker.from_spider(self)
@@ -161,10 +165,6 @@ class TopicsSpider(Spider):
     async def start(self) -> AsyncIterator[Request]:
         if self.one_page_run:
             raise SpiderArgumentError(NO_TAGS)
-        if self.options.ignored:
-            names = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.ignored.items()))
-            self.logger.warning("Ignoring unknown spider arguments: %s", names)
-            self.crawler.stats.set_value("spider/ignored_arguments", sorted(self.options.ignored))
         if self.feeds is not None:
             for slug in self.options.tag_urls:
                 yield self.feeds.start(slug)
@@ -336,6 +336,10 @@ class TopicsSpider(Spider):
         kind = request.meta.get("entity_kind", "tag")
         status, reason = failure_status(failure)
         url = request.meta.get(CANONICAL_URL_META, request.url)
+        slug = missing_tag(kind, status, url, request.meta)
+        if slug is not None:  # one line, and the run's verdict when the tag was given
+            self.missing_tags.record(slug, url, status, fetched=request.url)
+            return
         self.crawler.stats.inc_value(f"fetch/failed/{kind}")
         # a page the site refused: its host's one line (middlewares/refused.py) said why
         level = logging.WARNING if reason in REFUSED_REASONS else logging.ERROR
