@@ -46,6 +46,7 @@ NOT_SETTINGS = {
     "MEDIUM_COOKIE",  # environment (a session secret)
     "TOPICS_CRAWLER_CHROMIUM",  # environment
     "TOPICS_CRAWLER_PAGES",  # environment (the tests' captures)
+    "SCRAPY_SETTINGS_MODULE",  # environment (Scrapy's: which settings module)
     "GLOBALS",  # Medium's 2015 page state
 }
 

@@ -86,9 +86,9 @@ def test_scrapyds_own_arguments_are_left_alone() -> None:
         ({"histroy": "newest"}, "unknown argument histroy: did you mean history?"),
         (
             {"colour": "blue"},
-            "unknown argument colour (the arguments: access, author_stories, follow, history, "
-            "max_stories, max_tags, related_depth, responses, since, source, start_urls, tags, "
-            "until)",
+            "unknown argument colour (the arguments: access, author_stories, cards, follow, "
+            "history, max_stories, max_tags, related_depth, responses, since, source, start_urls, "
+            "tags, until)",
         ),
         (
             {"max_story": "2", "colour": "blue"},

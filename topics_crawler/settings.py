@@ -76,7 +76,7 @@ RATE_CEILING = 0.0  # other hosts (the mirror, custom domains): no ceiling, lear
 # then a 429 cuts to RATE_DECREASE x the rate answers arrived at (at least RATE_FIRST_GUESS the
 # first time), success adds RATE_INCREASE a second (RATE_FAST_INCREASE until the second cut),
 # never below RATE_MIN; rates measured over RATE_WINDOW seconds.
-RATE_START = 4.0
+RATE_START = 4
 RATE_START_INCREASE = 0.7
 RATE_START_DECREASE = 0.5
 RATE_START_UNLIMITED = 200.0

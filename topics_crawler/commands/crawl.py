@@ -270,14 +270,16 @@ class Command(ScrapyCrawlCommand):
         else:
             self.exitcode = crawl_exit_code(crawler)
             if not not_started:
-                print_closing_lines(crawler)
+                print_closing_lines(crawler, scrapyd_job(opts.spargs) is not None)
 
 
-def print_closing_lines(crawler: Crawler) -> None:
+def print_closing_lines(crawler: Crawler, under_scrapyd: bool = False) -> None:
     """The run's last lines on stderr (:mod:`topics_crawler.extensions.closing`), unless
-    ``SUMMARY_ENABLED`` is off or the crawl never opened."""
+    ``SUMMARY_ENABLED`` is off or the crawl never opened; braces doubled under Scrapyd
+    (:func:`~topics_crawler.commands.refusal.console_line`)."""
     stats = crawler.stats.get_stats() if crawler.stats is not None else {}
     if not stats.get("start_time") or not crawler.settings.getbool("SUMMARY_ENABLED"):
         return
-    sys.stderr.write("\n".join(closing_lines(stats, crawler.settings)) + "\n")
+    lines = closing_lines(stats, crawler.settings)
+    sys.stderr.write("\n".join(console_line(line, under_scrapyd) for line in lines) + "\n")
     sys.stderr.flush()
