@@ -26,6 +26,7 @@ _ROW_OF = {
     "tag_page": "tag (topic) page",
     "response": "response (comment) to a story, in its thread",
     "tag_edge": "edge of the topic map a tag page shows",
+    "tag_story": "story a listing of a tag showed (tag, story, how listed, rank, first/last seen)",
 }
 
 

@@ -50,6 +50,8 @@ from twisted.python.failure import Failure
 
 from topics_crawler import settings as defaults
 from topics_crawler.extensions.progress import HISTORY_LISTED_PREFIX
+from topics_crawler.items import TagStory
+from topics_crawler.items.listing import ARCHIVE
 from topics_crawler.pages import Document, PageResult
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_archive import (
@@ -67,6 +69,7 @@ from topics_crawler.spiders._helpers import (
     response_encoding,
 )
 from topics_crawler.spiders._history import WaitingCount, fallback_request, listing_priority
+from topics_crawler.spiders._memberships import listed_stories
 from topics_crawler.spiders._missing_tags import NOT_FOUND_STATUSES, MissingTags
 from topics_crawler.spiders._paging import (
     Callbacks,
@@ -205,6 +208,14 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         walk.pending[:0] = self._children(walk, page)
         result = self._stories(walk, page, response.url) if walk.current.level == "day" else None
         return result, self._next(walk)
+
+    def listed(self, response: Response, result: PageResult) -> list[TagStory]:
+        """The tag's ``archive`` rows of the stories one day page gave (:meth:`read`),
+        ranked after those of the walk's pages before it."""
+        walk = self.state_of(response.meta)  # as of the request: before this page
+        if walk is None:
+            return []
+        return listed_stories(walk.tag, ARCHIVE, result, walk.taken + 1)
 
     def failed(self, failure: Failure) -> Iterator[Request]:
         walk = self.state_of(request_of(failure).meta)
