@@ -126,6 +126,7 @@ def test_the_day_archive_lists_every_story_of_the_tag(tmp_path: Path) -> None:
     assert sorted(r["rank"] for r in rows if r["source"] == "archive") == list(
         range(1, len(listed) + 1)
     )
+    assert {r["data_source"] for r in rows if r["source"] == "archive"} == {"archive"}
 
 
 def test_the_feed_lists_its_latest_stories(site: SiteView, tmp_path: Path) -> None:

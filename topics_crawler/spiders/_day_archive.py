@@ -52,7 +52,7 @@ from topics_crawler import settings as defaults
 from topics_crawler.extensions.progress import HISTORY_LISTED_PREFIX
 from topics_crawler.items import TagStory
 from topics_crawler.items.listing import ARCHIVE
-from topics_crawler.pages import Document, PageResult
+from topics_crawler.pages import WHOLE_PAGE_SOURCES, Document, PageResult
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_archive import (
     ArchiveBucket,
@@ -287,7 +287,10 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
             authors=[a for a in page.authors if a.author_id in kept],
             publications=[p for p in page.publications if p.publication_id in kept],
         )
-        return archive_result(listed, url)
+        result = archive_result(listed, url)
+        layer = WHOLE_PAGE_SOURCES["tag_archive"]  # as parse_page names a day page's rows
+        result.items = [replace(item, data_source=layer) for item in result.items]
+        return result
 
     def _next(self, walk: ArchiveWalk) -> Iterator[Request]:
         if self.remaining(walk) == 0:
