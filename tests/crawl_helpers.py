@@ -16,6 +16,13 @@ from typing import Any
 from tests.in_process import scrapy_crawl
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Item fields that say when a page was read: two crawls of the same site differ in them.
+READ_AT = frozenset({"scraped_at", "first_seen", "last_seen"})
+
+
+def without_read_times(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` without :data:`READ_AT`: what two crawls of the same pages agree on."""
+    return {name: value for name, value in item.items() if name not in READ_AT}
 
 
 @dataclass

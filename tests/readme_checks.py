@@ -105,9 +105,13 @@ STORY_COLUMNS = ("story_id", "title", "author_username", "published_at", "text")
 
 def two_tags(run: Outcome) -> None:
     types = run.types("out.jsonl")
-    assert set(types) == {"tag_page", "tag_edge", "story", "author", "publication"}, types
+    assert set(types) == {"tag_page", "tag_edge", "story", "tag_story", "author", "publication"}
     pages = run.of_type("out.jsonl", "tag_page")
     assert {page["tag"] for page in pages} == {"distributed-training", "machine-learning"}
+    listed = run.of_type("out.jsonl", "tag_story")
+    assert {(row["tag"], row["source"]) for row in listed} == {
+        ("distributed-training", "section"), ("machine-learning", "section")
+    }  # fmt: skip
     filled(run.of_type("out.jsonl", "story"), *STORY_COLUMNS)
     filled(run.of_type("out.jsonl", "author"), "username", "name")
 
@@ -120,13 +124,13 @@ def start_urls_five(run: Outcome) -> None:
 
 
 def stories_only(run: Outcome) -> None:
-    assert set(run.types("stories-only.jsonl")) == {"tag_page", "tag_edge", "story"}
+    assert set(run.types("stories-only.jsonl")) == {"tag_page", "tag_edge", "story", "tag_story"}
     filled(run.of_type("stories-only.jsonl", "story"), *STORY_COLUMNS)
     assert not any(path.startswith("/@") and path.count("/") == 1 for _, path, _ in run.requests)
 
 
 def cards_only(run: Outcome) -> None:
-    assert set(run.types("cards.jsonl")) == {"tag_page", "tag_edge", "story"}
+    assert set(run.types("cards.jsonl")) == {"tag_page", "tag_edge", "story", "tag_story"}
     stories = run.of_type("cards.jsonl", "story")
     filled(stories, "story_id", "title", "author_name")
     assert all("card" in story["data_source"] for story in stories)
@@ -247,6 +251,14 @@ def counts_the_twin(run: Outcome) -> None:
     assert run.stdout.strip() == f"{len(dataset_stories(run))} stories"
 
 
+def shows_tag_stories(run: Outcome) -> None:
+    listed = run.rows("data/dist-training/tag_stories.parquet")
+    assert {row["source"] for row in listed} == {"section"}  # the tag pages' sections
+    for tag in ("distributed-training", "machine-learning"):
+        assert tag in run.stdout, run.stdout
+    assert "section" in run.stdout, run.stdout
+
+
 def shows_the_audit(run: Outcome) -> None:
     for tag in ("distributed-training", "machine-learning"):
         assert f"('{tag}', " in run.stdout, run.stdout
@@ -256,7 +268,7 @@ def per_type_parquet(run: Outcome) -> None:
     stories = pq.read_table(run.folder / "out/story.parquet")
     assert "username" not in stories.column_names, "the story schema alone"
     filled(stories.to_pylist(), *STORY_COLUMNS)
-    for item_type in ("story", "author", "publication", "tag_page", "tag_edge"):
+    for item_type in ("story", "author", "publication", "tag_page", "tag_edge", "tag_story"):
         rows = run.rows(f"out/{item_type}.parquet")
         assert {row["item_type"] for row in rows} == {item_type}
 
@@ -308,9 +320,11 @@ def one_week(run: Outcome) -> None:
 
 
 def listing(run: Outcome) -> None:
-    assert set(run.types("listing.jsonl")) == {"tag_page", "tag_edge", "story"}
+    assert set(run.types("listing.jsonl")) == {"tag_page", "tag_edge", "story", "tag_story"}
     stories = run.of_type("listing.jsonl", "story")
     filled(stories, "story_id", "title", "published_at")
+    listed = [r for r in run.of_type("listing.jsonl", "tag_story") if r["source"] == "history"]
+    assert sorted(r["rank"] for r in listed) == list(range(1, len(stories) + 1))
     assert not any(story["text"] for story in stories), "no story page was fetched"
 
 
@@ -395,6 +409,7 @@ CHECKS = (
     Example(re.escape("'data/dist-training/story_stats.parquet"), shows_history),
     Example(re.escape("open('data/dist-training/stories.jsonl')"), counts_the_twin),
     Example(re.escape("['audit']"), shows_the_audit),
+    Example(re.escape("'data/dist-training/tag_stories.parquet"), shows_tag_stories),
     Example(ends(" -O 'out/%(item_type)s.parquet:parquet'"), per_type_parquet),
     Example(ends(" -o 'out/%(item_type)s.csv:csv'"), per_type_csv),
     Example(re.escape(FEEDS_JSON), feeds_item_classes),

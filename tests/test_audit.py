@@ -47,6 +47,7 @@ def test_figures_from_rows() -> None:
         "tag": "llm",
         "stated_stories": 10,
         "stated_followers": 5,
+        "listed_stories": None,  # no tag_stories table
         "held_stories": 3,
         "member_only_share": 0.5,  # of the two whose access is known
         "missing_stories": 7,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, crawl_in_process
+from tests.crawl_helpers import CrawlRun, crawl_in_process, without_read_times
 from topics_crawler.site.content import default_site, expected_entities
 from topics_crawler.site.server import SiteServer, SiteView
 
@@ -108,8 +108,10 @@ def test_follow_stories_exports_no_author_or_publication(site: SiteView, tmp_pat
         site.base_url, tmp_path, "tags=distributed-training", "max_stories=3", "follow=stories"
     )
     assert run.returncode == 0, run.log[-3000:]
-    assert set(run.counts()) == {"tag_page", "tag_edge", "story"}
+    assert set(run.counts()) == {"tag_page", "tag_edge", "story", "tag_story"}
     assert run.counts()["story"] == 3
+    listed = {row["story_id"] for row in run.of_type("tag_story")}  # all the sections showed
+    assert {story["story_id"] for story in run.of_type("story")} <= listed
     for story in run.of_type("story"):  # from the story's own page
         assert all(story[name] for name in ("title", "author_username", "text")), story
     fetched = {path.split("?")[0].rstrip("/") for _, path, _ in site.requests}
@@ -160,7 +162,7 @@ def test_record_then_replay_offline_through_another_mirror(site: SiteView, tmp_p
 
     def strip(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return sorted(
-            ({k: v for k, v in i.items() if k != "scraped_at"} for i in items),
+            (without_read_times(i) for i in items),
             key=lambda i: (i["item_type"], i["url"]),
         )
 

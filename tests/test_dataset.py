@@ -117,6 +117,7 @@ def test_a_crawl_writes_every_file_of_the_dataset(dataset: Path) -> None:
                 "tag_pages",
                 "responses",
                 "tag_edges",
+                "tag_stories",
             )
             for ext in ("parquet", "jsonl")
         ),
@@ -145,6 +146,7 @@ def test_the_manifest_describes_the_dataset_and_the_run(dataset: Path) -> None:
         "tag_page": 1,
         "response": 0,
         "tag_edge": 0,
+        "tag_story": 0,
     }
     assert manifest["files"]["story"] == {
         "parquet": "stories.parquet",
@@ -161,7 +163,7 @@ def test_the_manifest_describes_the_dataset_and_the_run(dataset: Path) -> None:
     assert run["finish_reason"] == "finished"
     assert run["settings"] == {"BOT_NAME": "scrapybot", "PARQUET_ROW_GROUP_SIZE": 2}
     assert run["items"] == {"story": 3, "author": 2, "publication": 1, "tag_page": 1, "response": 0,
-                            "tag_edge": 0}  # fmt: skip
+                            "tag_edge": 0, "tag_story": 0}  # fmt: skip
     assert run["started_at"] <= run["finished_at"]
     assert manifest["created_at"] == run["started_at"]
     assert manifest["runs"] == [run]
@@ -198,6 +200,7 @@ def test_a_second_crawl_merges_by_entity_key_and_the_later_row_wins(dataset: Pat
         "tag_page": 2,
         "response": 0,
         "tag_edge": 0,
+        "tag_story": 0,
     }
     assert manifest["tags"] == ["ai", "ml"]
     assert [run["items"]["story"] for run in manifest["runs"]] == [3, 2]

@@ -1,5 +1,6 @@
-"""A dataset as data tools see it: DuckDB, polars and Hugging Face ``datasets`` load it
-with typed columns, and the card's front matter gives ``datasets`` one config per file."""
+"""A dataset as data tools see it: DuckDB, polars, pandas and Hugging Face ``datasets``
+(offline) load every table with typed columns, ``datasets`` by the card's configs (one per
+table with rows) and by ``data_dir``; the README's one-liners run."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from pathlib import Path
 import pytest
 
 from tests.test_dataset import crawl
-from topics_crawler.items import Author, Story, TagPage
+from topics_crawler.dataset.layout import ENTITIES, table_names
+from topics_crawler.dataset.parts import table_rows
+from topics_crawler.items import Author, Story, TagPage, TagStory
 
 duckdb = pytest.importorskip("duckdb", reason="dev dependency (requirements.txt)")
 polars = pytest.importorskip("polars", reason="dev dependency (requirements.txt)")
+pandas = pytest.importorskip("pandas", reason="dev dependency (requirements.txt)")
 
+SEEN = "2025-02-01T00:00:00Z"
 ITEMS = [
     Story(
         story_id="aaaaaaaaaaaa",
@@ -25,18 +30,28 @@ ITEMS = [
         title="One",
         claps=12,
         tags=["ai", "ml"],
+        language="en",
         published_at="2025-01-02T03:04:05Z",
-        scraped_at="2025-02-01T00:00:00Z",
+        scraped_at=SEEN,
     ),
-    Story(story_id="bbbbbbbbbbbb", title="Two", scraped_at="2025-02-01T00:00:00Z"),
+    Story(story_id="bbbbbbbbbbbb", title="Two", scraped_at=SEEN),
     Author(username="ada", followers=3),
     TagPage(
         tag="ai",
         sections={"latest_stories": ["aaaaaaaaaaaa", "bbbbbbbbbbbb"]},
         subtopics=[{"name": "LLM", "description": "Large models"}],
         who_to_follow=[{"kind": "author", "id": "a1", "username": "ada", "name": "Ada"}],
+        scraped_at=SEEN,
     ),
-]
+    *(
+        TagStory(
+            membership_id=f"ai>section>{story_id}", tag="ai", story_id=story_id,
+            source="section", section="latest_stories", rank=rank, first_seen=SEEN,
+            last_seen=SEEN,
+        )
+        for rank, story_id in enumerate(("aaaaaaaaaaaa", "bbbbbbbbbbbb"), 1)
+    ),
+]  # fmt: skip
 
 
 #: A second crawl changes story one and adds story three: the tables hold each once.
@@ -46,6 +61,13 @@ CHANGES = [
     ),
     Story(story_id="cccccccccccc", title="Three", claps=3, scraped_at="2025-03-01T00:00:00Z"),
 ]
+HF_OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+
+
+def hf_env(tmp_path: Path) -> dict[str, str]:
+    """``datasets`` offline, its caches in ``tmp_path``."""
+    home = tmp_path / "hf"
+    return {**os.environ, **HF_OFFLINE, "HF_HOME": str(home), "HF_DATASETS_CACHE": str(home / "d")}
 
 
 @pytest.fixture(scope="module")
@@ -84,59 +106,78 @@ def test_polars_reads_typed_columns(dataset: Path) -> None:
     assert row["subtopics"] == [{"name": "LLM", "description": "Large models", "section": None}]
 
 
+def tables_with_rows(dataset: Path) -> dict[str, int]:
+    """``stories.parquet`` → rows, for every table of the dataset that has rows."""
+    rows = {name: table_rows(dataset / name) for name in table_names()}
+    return {name: count for name, count in rows.items() if count}
+
+
+def test_every_table_loads_in_duckdb_polars_and_pandas(dataset: Path) -> None:
+    tables = tables_with_rows(dataset)
+    assert {"stories.parquet", "authors.parquet", "tag_stories.parquet"} <= set(tables)
+    assert "responses.parquet" not in tables  # no responses crawled
+    assert set(tables) <= {e.parquet_name for e in ENTITIES} | set(table_names())
+    for name, rows in tables.items():
+        glob = str(dataset / name / "*.parquet")
+        assert duckdb.sql(f"select count(*) from '{glob}'").fetchall() == [(rows,)], name
+        assert polars.read_parquet(glob).height == rows, name
+        assert len(pandas.read_parquet(dataset / name)) == rows, name
+    memberships = duckdb.sql(
+        f"select tag, source, rank, first_seen from '{dataset}/tag_stories.parquet/*.parquet'"
+        " order by rank"
+    )
+    assert [str(t) for t in memberships.types] == [
+        "VARCHAR", "VARCHAR", "BIGINT", "TIMESTAMP WITH TIME ZONE"
+    ]  # fmt: skip
+    assert [row[:3] for row in memberships.fetchall()] == [
+        ("ai", "section", 1),
+        ("ai", "section", 2),
+    ]
+
+
 DATASETS_SCRIPT = """
 import json, sys
 from datasets import load_dataset
-out = {}
-for config in ("stories", "authors", "tag_pages"):
-    table = load_dataset(sys.argv[1], config, split="train")
+directory, configs, tables = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+out = {"configs": {}, "data_dir": {}}
+for config in configs:
+    table = load_dataset(directory, config, split="train")
     features = {k: str(v) for k, v in table.features.items()}
-    out[config] = {"rows": table.num_rows, "features": features}
+    out["configs"][config] = {"rows": table.num_rows, "features": features}
+for name in tables:
+    table = load_dataset("parquet", data_dir=f"{directory}/{name}", split="train")
+    out["data_dir"][name] = table.num_rows
+try:
+    load_dataset(directory, "responses", split="train")
+    out["responses"] = "loaded"
+except ValueError as exc:  # no such config: the table has no rows
+    out["responses"] = str(exc).splitlines()[0]
 print(json.dumps(out))
 """
 
 
-def test_hugging_face_datasets_loads_each_entity_type_as_its_own_config(
+def test_hugging_face_datasets_loads_every_table_by_config_and_by_data_dir(
     dataset: Path, tmp_path: Path
 ) -> None:
     pytest.importorskip("datasets", reason="dev dependency (requirements.txt)")
-    env = {
-        **os.environ,
-        "HF_DATASETS_OFFLINE": "1",
-        "HF_HUB_OFFLINE": "1",
-        "HF_HOME": str(tmp_path / "hf"),
-        "HF_DATASETS_CACHE": str(tmp_path / "hf" / "datasets"),
-    }
+    tables = tables_with_rows(dataset)
+    configs = [name.removesuffix(".parquet") for name in tables]
     done = subprocess.run(
-        [sys.executable, "-c", DATASETS_SCRIPT, str(dataset)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=240,
-        check=False,
-    )
+        [sys.executable, "-c", DATASETS_SCRIPT, str(dataset), json.dumps(configs),
+         json.dumps(list(tables))],
+        capture_output=True, text=True, env=hf_env(tmp_path), timeout=300, check=False,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     loaded = json.loads(done.stdout.strip().splitlines()[-1])
-    assert loaded["stories"]["rows"] == 3
-    assert loaded["authors"]["rows"] == 1
-    features = loaded["stories"]["features"]
+    assert {c: v["rows"] for c, v in loaded["configs"].items()} == {
+        name.removesuffix(".parquet"): rows for name, rows in tables.items()
+    }
+    assert loaded["data_dir"] == tables
+    assert "responses" in loaded["responses"]  # not a config: "train" would hold no data
+    features = loaded["configs"]["stories"]["features"]
     assert "timestamp[ms, tz=UTC]" in features["published_at"]
     assert "List(Value('string'))" in features["tags"] or "string" in features["tags"]
-    assert loaded["tag_pages"]["rows"] == 1
-
-
-def test_the_card_documents_every_column_and_the_runs(dataset: Path) -> None:
-    card = (dataset / "README.md").read_text("utf-8")
-    assert card.startswith("---\n")
-    assert (
-        "- config_name: stories\n  data_files: stories.parquet/part-*.parquet\n  default: true"
-        in card
-    )
-    assert "- config_name: story_stats\n  data_files: story_stats.parquet/part-*.parquet" in card
-    assert "| `published_at` | `timestamp[ms, tz=UTC]` | First publication time" in card
-    assert "| `sections` | `list<item: struct<section: string, story_ids:" in card
-    assert "*(identifies the entity; required)*" in card
-    assert "## Crawl runs" in card
+    assert "timestamp[ms, tz=UTC]" in loaded["configs"]["tag_stories"]["features"]["last_seen"]
 
 
 def readme_lines() -> list[str]:
@@ -148,65 +189,12 @@ def readme_lines() -> list[str]:
 
 def test_the_readme_one_liners_run_in_the_venv(dataset: Path, tmp_path: Path) -> None:
     lines = readme_lines()
-    assert len(lines) == 7  # main's five, data_source counts, the completeness audit
-    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    env["HF_HOME"] = str(tmp_path / "hf")
+    assert len(lines) == 8  # main's five, data_source counts, the audit, tag_stories
     for line in lines:
         code = shlex.split(line)[2].replace("data/dist-training", str(dataset))
         done = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=240,
-            check=False,
-        )
+            [sys.executable, "-c", code], capture_output=True, text=True,
+            env=hf_env(tmp_path), timeout=240, check=False,
+        )  # fmt: skip
         assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
         assert done.stdout.strip()
-
-
-CARD_READERS = {
-    "duckdb": "import duckdb, json; rows = duckdb.sql({line!r}).fetchall(); "
-    "names = [r[1] for r in rows]",
-    "polars": "import polars, json; frame = {line}; names = frame['story_id'].to_list()",
-    "pandas": "import pandas, json; frame = {line}; names = list(frame['story_id'])",
-    "datasets": "import datasets, json; table = {line}; names = table['story_id']",
-    "json": "import json; records = {line}; names = [r['story_id'] for r in records]",
-}
-
-
-def card_lines(card: str) -> dict[str, str]:
-    """The card's loading lines, by reader, as written."""
-    block = card.split("```python\n", 1)[1].split("```", 1)[0]
-    lines = [line for line in block.splitlines() if line and not line.startswith("#")]
-    readers = {}
-    for line in lines:
-        name = line.split(".", 1)[0].split("(", 1)[0]
-        readers["json" if name == "list" else name] = line
-    return readers
-
-
-def test_the_card_one_liners_load_one_current_row_per_story_in_every_reader(
-    dataset: Path, tmp_path: Path
-) -> None:
-    pytest.importorskip("datasets", reason="dev dependency (requirements.txt)")
-    lines = card_lines((dataset / "README.md").read_text("utf-8"))
-    assert set(lines) == set(CARD_READERS)
-    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    env["HF_HOME"] = str(tmp_path / "hf")
-    for reader, line in lines.items():
-        written = line
-        if reader == "duckdb":  # the query as written, with the columns the check reads
-            written = line.removeprefix("duckdb.sql(").removesuffix(")").strip('"')
-            written = written.replace("select *", "select title, story_id")
-        code = CARD_READERS[reader].format(line=written) + "; print(json.dumps(sorted(names)))"
-        done = subprocess.run(
-            [sys.executable, "-c", code], cwd=dataset, capture_output=True, text=True, env=env,
-            timeout=240, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, f"{reader}: {line}\n{done.stderr[-2000:]}"
-        assert json.loads(done.stdout.strip().splitlines()[-1]) == [
-            "aaaaaaaaaaaa",
-            "bbbbbbbbbbbb",
-            "cccccccccccc",
-        ], f"{reader}: one current row per story"

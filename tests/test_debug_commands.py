@@ -56,7 +56,7 @@ def scrapy(site: SiteServer, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("url", "expected"),
     [
-        (f"https://medium.com/tag/{TAG}", {"tag_page": 1, "tag_edge": None}),
+        (f"https://medium.com/tag/{TAG}", {"tag_page": 1, "tag_edge": None, "tag_story": None}),
         (CONTENT.story_url(STORY), {"story": 1}),
         (AUTHOR.url, {"author": 1}),
         (f"https://medium.com/{PUBLICATION.slug}", {"publication": 1}),

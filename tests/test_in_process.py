@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl
+from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl, without_read_times
 from topics_crawler.site.server import SiteView
 
 pytestmark = pytest.mark.integration
@@ -22,7 +22,7 @@ RUN_BOUND = ("time", "memusage", "elapsed", "per_minute", "rate/", "progress/", 
 
 def comparable(run: CrawlRun) -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
     items = sorted(
-        ({k: v for k, v in item.items() if k != "scraped_at"} for item in run.items),
+        (without_read_times(item) for item in run.items),
         key=lambda item: json.dumps(item, sort_keys=True),
     )
     stats = {

@@ -265,6 +265,9 @@ VALID_BASE: dict[str, dict[str, Any]] = {
     },
     "tag_edge": {"edge_id": "ai>related>ml", "from_tag": "ai", "to": "ml", "kind": "related",
                  "rank": 1},
+    "tag_story": {"membership_id": f"ai>history>{POST_ID}", "tag": "ai", "story_id": POST_ID,
+                  "source": "history", "rank": 1, "first_seen": SCRAPED_AT,
+                  "last_seen": SCRAPED_AT},
 }  # fmt: skip
 
 
@@ -289,7 +292,9 @@ def test_absurd_values_of_every_kind_are_valid_and_fit_or_are_rejected(tmp_path:
     pipelines = Pipelines(tmp_path)
     kept = 0
     for item_type, name, value in FUZZ_CASES:
-        record = {"item_type": item_type, **VALID_BASE[item_type], "scraped_at": SCRAPED_AT}
+        record = {"item_type": item_type, **VALID_BASE[item_type]}
+        if "scraped_at" in kinds(ITEM_CLASSES[item_type]):  # a tag_stories row has first/last seen
+            record["scraped_at"] = SCRAPED_AT
         record[name] = value
         out = pipelines.run(record, dedupe=False)
         if out is not None:

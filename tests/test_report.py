@@ -101,6 +101,7 @@ def test_markdown_report_with_readable_png_charts(dataset: Path, tmp_path: Path)
         assert chart.stat().st_size > 10_000
         assert f"]({chart.name})" in text
     rows = "48 stories, 0 authors, 0 publications, 0 tag pages, 0 responses, 0 tag edges"
+    rows += ", 0 tag stories"
     assert f"| Rows | {rows} |" in text
     assert "| Tags crawled | ai, ml |" in text
     assert "| Published | 2024-01-01 to 2024-05-25 |" in text

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import crawl_command, run_crawl, start_crawl
+from tests.crawl_helpers import crawl_command, run_crawl, start_crawl, without_read_times
 from tests.services import wait_until
 from topics_crawler.resume.journal import JOURNAL_NAME, CrawlJournal
 from topics_crawler.site.content import default_site
@@ -24,6 +24,7 @@ pytestmark = pytest.mark.integration
 N_TAGS = 10  # 10 tag pages, 200 stories, 25 authors
 TAGS = "tags=" + ",".join(scale_tag_slugs(N_TAGS))
 KEY_FIELDS = {"story": "story_id", "author": "username", "tag_page": "tag", "publication": "slug"}
+KEY_FIELDS |= {"tag_edge": "edge_id", "tag_story": "membership_id"}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def job_command(base_url: str, out_dir: Path) -> list[str]:
 
 
 def content_of(item: dict[str, Any]) -> str:
-    return json.dumps({k: v for k, v in item.items() if k != "scraped_at"}, sort_keys=True)
+    return json.dumps(without_read_times(item), sort_keys=True)
 
 
 def last_per_key(items: list[dict[str, Any]]) -> dict[tuple[str, str], str]:

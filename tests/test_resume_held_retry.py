@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawl_helpers import crawl_command, run_crawl, start_crawl
+from tests.crawl_helpers import crawl_command, run_crawl, start_crawl, without_read_times
 from tests.services import wait_until
 from topics_crawler.resume.journal import JOURNAL_NAME
 from topics_crawler.site.content import default_site
@@ -109,7 +109,7 @@ def done_paths(journal: Path) -> set[str]:
 
 
 def content_of(item: dict[str, Any]) -> str:
-    return json.dumps({k: v for k, v in item.items() if k != "scraped_at"}, sort_keys=True)
+    return json.dumps(without_read_times(item), sort_keys=True)
 
 
 def test_a_crawl_killed_while_a_retry_is_held_fetches_it_on_the_next_run(

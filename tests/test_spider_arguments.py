@@ -40,14 +40,14 @@ def test_follow_and_cards_name_the_exported_types() -> None:
     default = CrawlOptions.from_arguments(tags="ai")
     assert (default.cards, default.item_types) == (
         frozenset(),
-        {"tag_page", "tag_edge", "story", "author", "publication"},
+        {"tag_page", "tag_edge", "story", "tag_story", "author", "publication"},
     )
     assert CrawlOptions.from_arguments(tags="ai", follow="none").item_types == {
         "tag_page", "tag_edge"
     }  # fmt: skip
     options = CrawlOptions.from_arguments(tags="ai", follow="authors", cards="stories")
     assert (options.cards, options.item_types) == (
-        {"stories"}, {"tag_page", "tag_edge", "story", "author"}
+        {"stories"}, {"tag_page", "tag_edge", "story", "tag_story", "author"}
     )  # fmt: skip
     with_responses = CrawlOptions.from_arguments(tags="ai", follow="stories", responses="3")
     assert "response" in with_responses.item_types

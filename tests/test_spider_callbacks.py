@@ -20,7 +20,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
-from topics_crawler.items import Author, Publication, Story, TagEdge, TagPage
+from topics_crawler.items import Author, Publication, Story, TagEdge, TagPage, TagStory
 from topics_crawler.signals import page_failed
 from topics_crawler.spiders.topics import TopicsSpider
 
@@ -68,10 +68,16 @@ def split(outputs: Iterable[Any]) -> tuple[list[Any], list[Request]]:
 def test_tag_page_yields_tag_item_and_follows_each_entity_once(response: Response) -> None:
     spider = make_spider()
     items, requests = split(spider.parse_tag(as_medium(response)))
-    assert [type(i) for i in items if not isinstance(i, TagEdge)] == [TagPage]
+    assert [type(i) for i in items if not isinstance(i, TagEdge | TagStory)] == [TagPage]
     tag_page = items[0]
     edges = [i for i in items if isinstance(i, TagEdge)]
     assert edges
+    listed = [i for i in items if isinstance(i, TagStory)]
+    section_ids = {story_id for ids in tag_page.sections.values() for story_id in ids}
+    assert listed
+    assert {row.story_id for row in listed} == section_ids
+    assert {(row.tag, row.source) for row in listed} == {("distributed-training", "section")}
+    assert all(row.section in tag_page.sections for row in listed)
     assert {(e.from_tag, e.kind) for e in edges} >= {("distributed-training", "related")}
     assert tag_page.tag == "distributed-training"
     kinds = [r.meta["entity_kind"] for r in requests]
@@ -98,7 +104,7 @@ def test_follow_none_exports_the_tag_page_and_its_edges_only(response: Response)
 def test_follow_stories_exports_no_author_or_publication_from_cards(response: Response) -> None:
     spider = make_spider(tags="distributed-training", follow="stories")
     items, requests = split(spider.parse_tag(as_medium(response)))
-    assert {type(i) for i in items} == {TagPage, TagEdge}
+    assert {type(i) for i in items} == {TagPage, TagEdge, TagStory}
     assert {r.meta["entity_kind"] for r in requests} == {"story"}
 
 
@@ -116,7 +122,7 @@ def test_cards_yield_what_the_listing_knew_instead(response: Response) -> None:
     spider = make_spider(tags="distributed-training", follow="none", cards="stories,authors")
     items, _ = split(spider.parse_tag(as_medium(response)))
     assert any(isinstance(i, Author) for i in items), "authors known from the page state"
-    assert spider.exported_types == {"tag_page", "tag_edge", "story", "author"}
+    assert spider.exported_types == {"tag_page", "tag_edge", "story", "tag_story", "author"}
 
 
 @pytest.mark.parametrize("url", [STORY_URL])

@@ -66,7 +66,12 @@ from topics_crawler.dataset.apply import (
 from topics_crawler.dataset.card import CARD_NAME, render_card
 from topics_crawler.dataset.identity import absorb_stored, without_keys
 from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME, RUNS_NAME, Entity, table_names
-from topics_crawler.dataset.manifest import SCHEMA_VERSION, build_manifest, manifest_text
+from topics_crawler.dataset.manifest import (
+    SCHEMA_VERSION,
+    build_manifest,
+    manifest_text,
+    stated_languages,
+)
 from topics_crawler.dataset.parts import (
     PART_PREFIX,
     Part,
@@ -345,6 +350,8 @@ def commit_stage(
     commit = Commit(dataset_dir, next_commit_number(dataset_dir), row_group_size)
     results = {entity.item_type: write_entity(entity, stage, commit) for entity in ENTITIES}
     snapshots = {e.item_type: write_snapshots(e, stage, commit) for e in ENTITIES}
+    staged_languages = stage.distinct("story", "language")
+    languages = stated_languages(dataset_dir, previous_manifest, staged_languages)
     stage.commit()
     stage.close()
     run = {
@@ -361,7 +368,8 @@ def commit_stage(
     with commit.append_to(RUNS_NAME).open("w", encoding="utf-8") as out:
         out.write(json.dumps(run, ensure_ascii=False) + "\n")
     counts = {item_type: result.rows for item_type, result in results.items()}
-    content = build_manifest(previous_manifest, run, counts, _tables_of(dataset_dir, commit))
+    tables = _tables_of(dataset_dir, commit)
+    content = build_manifest(previous_manifest, run, counts, tables, languages)
     manifest = dataset_dir / MANIFEST_NAME
     next_path(manifest).write_text(manifest_text(content), "utf-8")
     card = dataset_dir / CARD_NAME

@@ -5,11 +5,11 @@ twin and (for entities with counts) a snapshot table.
 story once, in exactly one part) + ``stories.jsonl`` (appended by each commit: the new and
 changed records, the last line of an entity is its current record) + ``story_stats.parquet/``
 (append-only: one row per story per crawl that saw it). Likewise ``authors``,
-``publications``, ``tag_pages``, ``responses``, ``tag_edges``. Also ``manifest.json``
-(which parts make the current version), ``runs.jsonl`` (every run), ``README.md`` (the
-card), ``rejects.jsonl`` (validate pipeline), ``.state/`` (dedupe pipeline), ``.lock`` (the
-crawl writing it, :mod:`.lock`), ``.staging/<run>/stage.sqlite`` while a crawl runs
-(:mod:`.stage`) and ``.<table>.next/`` while a commit writes (:mod:`.commit`).
+``publications``, ``tag_pages``, ``responses``, ``tag_edges``, ``tag_stories``. Also
+``manifest.json`` (which parts make the current version), ``runs.jsonl`` (every run),
+``README.md`` (the card), ``rejects.jsonl`` (validate pipeline), ``.state/`` (dedupe
+pipeline), ``.lock`` (the crawl writing it, :mod:`.lock`), ``.staging/<run>/stage.sqlite``
+while a crawl runs (:mod:`.stage`) and ``.<table>.next/`` while a commit writes (:mod:`.commit`).
 
 An entity type is one :class:`Entity` line in :data:`ENTITIES`; its columns come from its
 item class's field declarations, its snapshot columns from its count fields.
@@ -31,6 +31,7 @@ from topics_crawler.items import (
     StoryResponse,
     TagEdge,
     TagPage,
+    TagStory,
     entity_keys,
 )
 from topics_crawler.items.fields import Kind, specs_of
@@ -99,6 +100,7 @@ ENTITIES: tuple[Entity, ...] = (
     Entity("tag_page", TagPage, "tag_pages", "tag_stats"),
     Entity("response", StoryResponse, "responses", "response_stats"),
     Entity("tag_edge", TagEdge, "tag_edges"),
+    Entity("tag_story", TagStory, "tag_stories"),
 )
 ENTITY_OF: dict[str, Entity] = {entity.item_type: entity for entity in ENTITIES}
 

@@ -12,6 +12,7 @@ crawl that brought something::
      "tables": {"stories.parquet": [{"name": "part-000001-000.parquet", "rows": 120,
                                      "bytes": 48213}], ...},
      "tags": [every tag crawled into the dataset],
+     "languages": [every language a story states, ISO 639-1: "en", ...],
      "run_count": 7, "last_run": {run}, "runs": [the latest runs, oldest first]}
 
 where a run is ``{"run_id", "spider", "started_at", "finished_at", "finish_reason",
@@ -34,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from topics_crawler.dataset.errors import DatasetError
-from topics_crawler.dataset.layout import ENTITIES, MANIFEST_NAME, data_files
+from topics_crawler.dataset.layout import ENTITIES, ENTITY_OF, MANIFEST_NAME, data_files
+from topics_crawler.dataset.parts import read_table
 
 #: Bump when a column is removed, renamed or retyped, or the layout changes. Version 3:
 #: each table a directory of parts, snapshot tables, ``runs.jsonl`` (version 2: one file
@@ -120,9 +122,10 @@ def build_manifest(
     run: dict[str, Any],
     counts: dict[str, int],
     tables: dict[str, list[dict[str, Any]]] | None = None,
+    languages: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The new manifest: ``previous`` plus ``run``, with the dataset's row ``counts`` and
-    the parts of its ``tables``."""
+    """The new manifest: ``previous`` plus ``run``, with the dataset's row ``counts``, the
+    parts of its ``tables`` and the ``languages`` its stories state."""
     previous = previous or {}
     runs = [*previous.get("runs", []), run][-RECENT_RUNS:]
     tags = sorted({*previous.get("tags", []), *(run.get("tags") or [])})
@@ -140,10 +143,24 @@ def build_manifest(
         "files": files,
         "tables": tables or {},
         "tags": tags,
+        "languages": sorted(languages or []),
         "run_count": previous.get("run_count", len(previous.get("runs", []))) + 1,
         "last_run": run,
         "runs": runs,
     }
+
+
+def stated_languages(
+    directory: Path, previous: dict[str, Any] | None, staged: list[str]
+) -> list[str]:
+    """The languages the stories state (the card's ``language``): the previous manifest's
+    and the run's (``staged``); read from the stored stories once, for a dataset whose
+    manifest has none yet (written before the card named them)."""
+    known = (previous or {}).get("languages")
+    if known is None:
+        stories = read_table(directory / ENTITY_OF["story"].parquet_name, columns=["language"])
+        known = stories.column("language").to_pylist() if stories.num_columns else []
+    return sorted({str(code) for code in known if code} | set(staged))
 
 
 def manifest_text(manifest: dict[str, Any]) -> str:

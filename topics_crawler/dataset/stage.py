@@ -148,6 +148,16 @@ class Stage:
     def total(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM rows").fetchone()[0])
 
+    def distinct(self, item_type: str, name: str) -> list[str]:
+        """The distinct text values of field ``name`` in the staged rows of ``item_type``
+        (merged with the stored ones where the commit did), sorted."""
+        rows = self._db.execute(
+            "SELECT DISTINCT json_extract(COALESCE(merged, record), ?) FROM rows"
+            " WHERE item_type = ?",
+            (f"$.{name}", item_type),
+        )
+        return sorted(value for (value,) in rows if isinstance(value, str) and value)
+
     def rows(self, item_type: str) -> Iterator[dict[str, Any]]:
         """The staged records of ``item_type`` as the crawl staged them, in arrival order."""
         rows = self._db.execute(

@@ -1,6 +1,8 @@
 """What a crawl yields and how records combine.
 
-* :mod:`.classes`: the item classes (:class:`Story`, :class:`Author`, ...) and record helpers.
+* :mod:`.classes`: the item classes (:class:`Story`, :class:`Author`, ...) and record helpers;
+  :mod:`.relations` the rows that link entities (:class:`TagEdge`, :class:`TagStory`).
+* :mod:`.listing`: how a listing showed a story under a tag (``TagStory.source``).
 * :mod:`.fields`: field specs, each kind's meaning declared on the field.
 * :mod:`.values`: value parsers (counts, dates, text, slugs).
 * :mod:`.layers`: how the sources of one page combine (first non-empty value wins).
@@ -21,6 +23,7 @@ from topics_crawler.items.classes import (
     StoryResponse,
     TagEdge,
     TagPage,
+    TagStory,
     entity_keys,
     item_from_dict,
     item_to_dict,
@@ -39,6 +42,7 @@ __all__ = [
     "StoryResponse",
     "TagEdge",
     "TagPage",
+    "TagStory",
     "entity_keys",
     "fill_missing",
     "item_from_dict",

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from topics_crawler.items.access import ACCESS_LEVELS
+from topics_crawler.items.listing import LISTING_SOURCES
 from topics_crawler.items.values import (
     COUNT_MAX,
     ISO_FORMAT,
@@ -119,6 +120,10 @@ def check_share(value: Any) -> str | None:
 
 def check_access(value: Any) -> str | None:
     return None if value in ACCESS_LEVELS else "bad_access"
+
+
+def check_listing(value: Any) -> str | None:
+    return None if value in LISTING_SOURCES else "bad_listing"
 
 
 def check_bool(value: Any) -> str | None:

@@ -26,15 +26,8 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from topics_crawler.items.fields import Kind, identity_fields, spec
-
-#: Every item type's ``data_source`` (:func:`topics_crawler.items.layers.pick_named`).
-DATA_SOURCE_DOC = (
-    "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded state),"
-    " ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``, ``json``"
-    " (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
-    " (``state+jsonld``, ``state+card``)."
-)
+from topics_crawler.items.fields import DATA_SOURCE_DOC, Kind, identity_fields, spec
+from topics_crawler.items.relations import TagEdge, TagStory
 
 
 @dataclass(kw_only=True)
@@ -178,6 +171,7 @@ class Story:
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
         required=True,
+        keep="latest",
     )
 
 
@@ -226,6 +220,7 @@ class Author:
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
         required=True,
+        keep="latest",
     )
 
 
@@ -277,6 +272,7 @@ class Publication:
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
         required=True,
+        keep="latest",
     )
 
 
@@ -389,6 +385,7 @@ class TagPage:
         Kind.TIMESTAMP,
         "When the page was fetched, Timestamp (UTC).",
         required=True,
+        keep="latest",
     )
 
 
@@ -446,55 +443,11 @@ class StoryResponse:
         Kind.TIMESTAMP,
         "When the response was fetched, Timestamp (UTC).",
         required=True,
+        keep="latest",
     )
 
 
-@dataclass(kw_only=True)
-class TagEdge:
-    """One edge of Medium's topic map as a tag page shows it, a row of ``tag_edges``: the
-    tag's related tags, its parent topics (breadcrumb), its sub-topic clusters, its top
-    writers."""
-
-    item_type: str = spec(
-        Kind.ITEM_TYPE,
-        'Entity kind, always ``"tag_edge"``.',
-        default="tag_edge",
-        init=False,
-    )
-    edge_id: str | None = spec(
-        Kind.TEXT,
-        "``<from>><kind>><to>`` (``llm>related>ai``): one row per edge.",
-        required=True,
-        identity=0,
-    )
-    from_tag: str | None = spec(
-        Kind.TAG, "Slug of the tag whose page shows the edge.", required=True
-    )
-    to: str | None = spec(
-        Kind.TEXT,
-        "The other end: a tag slug (``related``; ``parent`` and ``subtopic`` as the slug of the"
-        " name the page shows), or ``@username`` (``writer``).",
-        required=True,
-    )
-    to_name: str | None = spec(Kind.TEXT, "The other end's display name, when the page shows one.")
-    kind: str | None = spec(
-        Kind.TEXT, "``related`` | ``parent`` | ``subtopic`` | ``writer``.", required=True
-    )
-    rank: int | None = spec(
-        Kind.COUNT,
-        "Position on the page, 1 first (a parent topic's: 1 is the broadest).",
-        required=True,
-    )
-    url: str | None = spec(Kind.URL, "The tag page the edge was read from.")
-    data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
-    scraped_at: str | None = spec(
-        Kind.TIMESTAMP,
-        "When the tag page was fetched, Timestamp (UTC).",
-        required=True,
-    )
-
-
-Item = Story | Author | Publication | TagPage | StoryResponse | TagEdge
+Item = Story | Author | Publication | TagPage | StoryResponse | TagEdge | TagStory
 ITEM_CLASSES: dict[str, type[Item]] = {
     "story": Story,
     "author": Author,
@@ -502,6 +455,7 @@ ITEM_CLASSES: dict[str, type[Item]] = {
     "tag_page": TagPage,
     "response": StoryResponse,
     "tag_edge": TagEdge,
+    "tag_story": TagStory,
 }
 
 

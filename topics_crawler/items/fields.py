@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 import pyarrow as pa
 
@@ -34,6 +34,7 @@ from topics_crawler.items.checks import (
     check_canonical,
     check_count,
     check_http_url,
+    check_listing,
     check_minutes,
     check_record_list,
     check_sections,
@@ -68,6 +69,17 @@ from topics_crawler.items.normalisers import (
     as_username,
 )
 from topics_crawler.urls import POST_ID_RE
+
+#: The description of every item type's ``data_source`` field
+#: (:func:`topics_crawler.items.layers.pick_named`).
+DATA_SOURCE_DOC = (
+    "The layers that filled the row, joined by ``+``: ``state`` (the page's embedded state),"
+    " ``jsonld``, ``meta``, ``dom``, ``url``, ``card`` (a listing card), ``graphql``, ``json``"
+    " (a ``?format=json`` payload), ``feed`` (RSS), ``archive`` (a day archive page)"
+    " (``state+jsonld``, ``state+card``)."
+)
+#: How the merge combines two timestamps of a field declared with ``keep=``.
+Keep = Literal["earliest", "latest"]
 
 #: Key of the :class:`FieldSpec` in a dataclass field's ``metadata``.
 SPEC_KEY = "topics_crawler"
@@ -178,6 +190,11 @@ class Kind(Enum):
         " (:mod:`topics_crawler.items.access`).",
         as_lower, check_access, STRING,
     )  # fmt: skip
+    LISTING = KindSpec(
+        "How a listing showed a story under a tag: ``section``, ``related``, ``history``,"
+        " ``archive``, ``feed`` (:mod:`topics_crawler.items.listing`).",
+        as_lower, check_listing, STRING,
+    )  # fmt: skip
     BOOL = KindSpec("True / False / None.", as_bool, check_bool, arrow_column(pa.bool_()))
     RAW = KindSpec(
         "Source text companion of another field; kept as given (trimmed).",
@@ -229,6 +246,10 @@ class FieldSpec:
     """Name of the ``*_raw`` companion keeping the source text of this field."""
     members: tuple[str, ...] = ()
     """Keys of each record of a :attr:`Kind.RECORD_LIST` field (its Parquet struct)."""
+    keep: Keep | None = None
+    """How the merge combines two values of a timestamp field whatever the records'
+    richness: ``earliest`` (a first sighting) or ``latest`` (``scraped_at``, a last
+    sighting); None: the merge rule's usual steps (:mod:`topics_crawler.items.merge`)."""
 
 
 def spec(
@@ -240,12 +261,13 @@ def spec(
     identity: int | None = None,
     raw: str | None = None,
     members: tuple[str, ...] = (),
+    keep: Keep | None = None,
     default: Any = None,
     factory: Callable[[], Any] | None = None,
     init: bool = True,
 ) -> Any:
     """A dataclass ``field()`` carrying its :class:`FieldSpec` (default None, or ``factory()``)."""
-    metadata = {SPEC_KEY: FieldSpec(kind, doc, required, one_of, identity, raw, members)}
+    metadata = {SPEC_KEY: FieldSpec(kind, doc, required, one_of, identity, raw, members, keep)}
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata=metadata, init=init)
     return dataclasses.field(default=default, metadata=metadata, init=init)
@@ -299,3 +321,8 @@ def raw_companion(item_class: type, name: str) -> str | None:
     """Name of the ``*_raw`` field that keeps the source text of ``name``, if it has one."""
     declared = specs_of(item_class).get(name)
     return declared.raw if declared else None
+
+
+def kept(item_class: type) -> dict[str, Keep]:
+    """Fields declared with ``keep=`` → how the merge combines their two values."""
+    return {name: s.keep for name, s in specs_of(item_class).items() if s.keep is not None}

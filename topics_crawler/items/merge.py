@@ -44,8 +44,10 @@ richer record *R* and the other *O*; at equal richness the later arrival is *R*
 
 A ``*_raw`` companion travels with its value, and so do ``text_is_preview``, ``access``
 and ``preview_share`` with ``text``. ``data_source`` is the richer record's, or both
-records' layers when the other one gave a value. ``scraped_at`` of the merge is the later
-of the two.
+records' layers when the other one gave a value. A timestamp declared with ``keep=``
+(:func:`~topics_crawler.items.fields.kept`) is the earlier or the later of the two,
+whichever record is richer: ``scraped_at`` the later (``keep="latest"``), as a
+``tag_stories`` row's ``last_seen``; its ``first_seen`` the earlier (``keep="earliest"``).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from dataclasses import replace
 from typing import Any
 
 from topics_crawler.items import ITEM_CLASSES, Item, Story, entity_keys, item_to_dict
-from topics_crawler.items.fields import Kind, kinds, raw_companion
+from topics_crawler.items.fields import Kind, kept, kinds, raw_companion
 from topics_crawler.items.layers import DATA_SOURCE, is_empty, join_sources
 
 _NOT_DATA = frozenset({"item_type", "scraped_at", DATA_SOURCE})
@@ -144,15 +146,18 @@ def merge_records(item_type: str, earlier: dict[str, Any], later: dict[str, Any]
     richer, other = (later, earlier) if later_is_richer else (earlier, later)
     merged = dict(richer)
     item_class = ITEM_CLASSES[item_type]
+    keep = kept(item_class)
     took_other = False
     for name, kind in kinds(item_class).items():
-        if name in _NOT_DATA or kind is Kind.RAW or name in _TRAVEL_WITH_TEXT:
+        if name in _NOT_DATA or kind is Kind.RAW or name in _TRAVEL_WITH_TEXT or name in keep:
             continue
         if _other_wins(item_class, name, kind, richer, other):
             took_other = True
             for moving in _travelling_with(item_class, name):
                 merged[moving] = other.get(moving)
-    merged["scraped_at"] = _later_timestamp(earlier.get("scraped_at"), later.get("scraped_at"))
+    for name, how in keep.items():
+        first, second = earlier.get(name), later.get(name)
+        merged[name] = _later(first, second) if how == "latest" else _earlier(first, second)
     if took_other:  # the row's values came from both: it names the layers of both
         merged[DATA_SOURCE] = join_sources(richer.get(DATA_SOURCE), other.get(DATA_SOURCE))
     return merged
@@ -198,10 +203,19 @@ def extends(longer: Any, shorter: Any) -> bool:
     return longer.startswith(stem.rstrip())
 
 
-def _later_timestamp(first: Any, second: Any) -> Any:
+def _later(first: Any, second: Any) -> Any:
     """The later of two ISO timestamps (they sort as strings); the set one if only one is."""
     if not isinstance(first, str):
         return second
     if not isinstance(second, str):
         return first
     return max(first, second)
+
+
+def _earlier(first: Any, second: Any) -> Any:
+    """The earlier of two ISO timestamps; the set one if only one is."""
+    if not isinstance(first, str):
+        return second
+    if not isinstance(second, str):
+        return first
+    return min(first, second)

@@ -6,11 +6,12 @@ Read from the dataset alone (:func:`load_audit`): the stated figures are the row
 (``tag_pages.story_count`` and ``followers``, ``authors.followers``,
 ``publications.followers``), held stories are counted from ``stories`` (a tag's: the stories
 carrying its slug in ``tags``, or listed under it in ``tag_stories`` where the dataset has
-that table; a history listing's rows carry no tags), the listing source and the caps from
-the arguments of the last run that crawled the tag (manifest ``runs``), failed pages from
-``failures.jsonl`` (the last run's). :func:`completeness` is pure; the dataset extension
-writes its result into ``manifest.json`` as ``audit`` after each commit and the report
-shows it.
+that table; a history listing's rows carry no tags), the stories a tag's listings showed
+from ``tag_stories`` (``listed_stories``; None without that table), the listing source and
+the caps from the arguments of the last run that crawled the tag (manifest ``runs``),
+failed pages from ``failures.jsonl`` (the last run's). :func:`completeness` is pure; the
+dataset extension writes its result into ``manifest.json`` as ``audit`` after each commit
+and the report shows it.
 """
 
 from __future__ import annotations
@@ -64,13 +65,18 @@ def _tag_reasons(
     held: int,
     arguments: Mapping[str, Any],
     failed: list[str],
+    *,
     memberships: bool = False,
+    listed: int | None = None,
 ) -> list[str]:
-    """Why a tag's stories may be missing, from what the run was asked to do."""
+    """Why a tag's stories may be missing, from what the run was asked to do and what the
+    tag's listings showed (``listed``: distinct stories in ``tag_stories``)."""
     reasons = [f"tag page failed ({reason})" for reason in failed]
     listing = listing_of(arguments)
     if listing != LISTING_TAG_PAGE and not memberships:
         reasons.append(UNCOUNTED_LISTING)
+    if listed is not None and stated is not None and listed < stated:
+        reasons.append(f"the tag's listings showed {listed:,} stories in all")
     if listing == LISTING_FEED:
         reasons.append("the feed lists only the latest ~10 stories")
     elif listing == LISTING_TAG_PAGE:
@@ -163,6 +169,15 @@ def held_of_table(stories: pa.Table, memberships: pa.Table | None = None) -> Hel
     return held
 
 
+def listed_of_table(memberships: pa.Table) -> dict[str, int]:
+    """Tag → distinct stories its listings showed (``tag_stories`` rows ``tag, story_id``)."""
+    if not memberships.num_rows or "tag" not in memberships.column_names:
+        return {}
+    pairs = memberships.select(["tag", "story_id"]).group_by(["tag", "story_id"]).aggregate([])
+    counted = pairs.group_by("tag").aggregate([("story_id", "count")])
+    return dict(zip(counted["tag"].to_pylist(), counted["story_id_count"].to_pylist(), strict=True))
+
+
 def _column(table: pa.Table, name: str, kind: pa.DataType) -> pa.ChunkedArray:
     """A column of ``table``, or nulls of ``kind`` when the table lacks it."""
     if name in table.column_names:
@@ -179,11 +194,13 @@ def completeness(
     runs: Sequence[Row],
     failures: Iterable[Row] = (),
     memberships: bool = False,
+    listed: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The audit as JSON data: ``tags``, ``authors``, ``publications`` (one record each) and
     ``failures`` (the last run's pages that failed for good, by kind and reason), from the
     stories ``held`` (:func:`held_of_rows`, :func:`held_of_table`); ``memberships``: the
-    counts include what the listings listed (a ``tag_stories`` table)."""
+    counts include what the listings listed (a ``tag_stories`` table); ``listed``: tag →
+    distinct stories its listings showed (:func:`listed_of_table`)."""
     failed_tags: dict[str, list[str]] = defaultdict(list)
     failed: Counter[str] = Counter()
     for failure in failures:
@@ -208,11 +225,13 @@ def completeness(
         stated = page.get("story_count")
         numbers = counts_of("tag", slug)
         missing = max(0, stated - numbers["held_stories"]) if stated is not None else None
+        shown = listed.get(slug, 0) if listed is not None else None
         tags.append(
             {
                 "tag": slug,
                 "stated_stories": stated,
                 "stated_followers": page.get("followers"),
+                "listed_stories": shown,
                 **numbers,
                 "missing_stories": missing,
                 "listing": listing_of(arguments),
@@ -221,7 +240,8 @@ def completeness(
                     numbers["held_stories"],
                     arguments,
                     failed_tags.get(slug, []),
-                    memberships,
+                    memberships=memberships,
+                    listed=shown,
                 ),
             }
         )
@@ -291,6 +311,7 @@ def load_audit(directory: Path, manifest: Mapping[str, Any]) -> dict[str, Any]:
         runs=manifest.get("runs") or [],
         failures=read_failures(directory / "failures.jsonl"),
         memberships=listed.num_rows > 0,
+        listed=listed_of_table(listed) if listed.num_rows else None,
     )
 
 
@@ -309,9 +330,9 @@ def audit_tables(audit: Mapping[str, Any]) -> list[tuple[str, list[str], list[li
     """``(title, headers, rows)`` of the report's completeness tables."""
     tags = [
         [
-            row["tag"], row["stated_stories"], row["stated_followers"], row["held_stories"],
-            row["missing_stories"], _percent(row["member_only_share"]), row["listing"],
-            "; ".join(row["why_missing"]),
+            row["tag"], row["stated_stories"], row["stated_followers"],
+            row.get("listed_stories"), row["held_stories"], row["missing_stories"],
+            _percent(row["member_only_share"]), row["listing"], "; ".join(row["why_missing"]),
         ]
         for row in audit.get("tags", [])
     ]  # fmt: skip
@@ -327,7 +348,8 @@ def audit_tables(audit: Mapping[str, Any]) -> list[tuple[str, list[str], list[li
     ]  # fmt: skip
     failures = [[key, count] for key, count in (audit.get("failures") or {}).items()]
     held = ["stated followers", "stories held", "member-only"]
-    tag_headers = ["tag", "stories Medium states", "followers", "stories held", "missing"]
+    tag_headers = ["tag", "stories Medium states", "followers", "stories listed"]
+    tag_headers += ["stories held", "missing"]
     tag_headers += ["member-only", "listing (last run)", "why missing"]
     return [
         ("Tags", tag_headers, tags),

@@ -156,7 +156,10 @@ def tag_cooccurrence_chart(stories: Sequence[Row], out: Path) -> Chart | None:
                 axes.text(j, i, str(value), ha="center", va="center", fontsize=7, color=color)
     figure.colorbar(image, ax=axes, label="stories with both tags")
     axes.set_title("Tag co-occurrence (diagonal: stories per tag)")
-    caption = f"The {len(tags)} most used tags; each cell counts stories carrying both."
+    caption = (
+        f"The {len(tags)} most used tags; each cell counts stories carrying both (a story"
+        " counts for a tag it carries or that listed it: tag_stories)."
+    )
     return Chart(_save(figure, out / "tag_cooccurrence.png"), "Tag co-occurrence", caption)
 
 

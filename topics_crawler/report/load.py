@@ -29,6 +29,7 @@ STORY_COLUMNS = (
 )
 
 STORIES = ENTITY_OF["story"]
+TAG_STORIES = ENTITY_OF["tag_story"]
 #: Snapshot columns the growth chart uses.
 GROWTH_COLUMNS = ["story_id", "scraped_at", "claps", "responses", GONE_COLUMN]
 
@@ -66,9 +67,25 @@ def load_dataset(directory: Path) -> ReportData:
             raise ReportInputError(f"{directory}: empty dataset (no stories to report on)")
         stories = read_table(directory / STORIES.parquet_name, columns=list(STORY_COLUMNS))
         growth = read_table(directory / str(STORIES.stats_name), columns=GROWTH_COLUMNS)
+        listed = read_table(directory / TAG_STORIES.parquet_name, columns=["tag", "story_id"])
     except (OSError, ValueError) as exc:
         raise ReportInputError(f"{directory}: a table is not readable Parquet ({exc})") from exc
-    return ReportData(directory, manifest, counts, records_of(stories), records_of(growth))
+    rows = with_listed_tags(records_of(stories), records_of(listed))
+    return ReportData(directory, manifest, counts, rows, records_of(growth))
+
+
+def with_listed_tags(
+    stories: list[dict[str, Any]], memberships: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The story rows, each with ``listed_tags``: the tags whose listings showed it
+    (``tag_stories``), sorted."""
+    listed: dict[str, set[str]] = {}
+    for row in memberships:
+        if row.get("story_id") and row.get("tag"):
+            listed.setdefault(str(row["story_id"]), set()).add(str(row["tag"]))
+    for story in stories:
+        story["listed_tags"] = sorted(listed.get(str(story.get("story_id")), ()))
+    return stories
 
 
 def load_failures(directory: Path) -> Counter[str]:

@@ -21,6 +21,18 @@ def month_range(first: str, last: str) -> list[str]:
     return months
 
 
+def story_tags(story: Row) -> list[str]:
+    """A story's tags: those it carries (its page's), then those whose listings showed it
+    (``listed_tags``, from ``tag_stories``), each once."""
+    return list(dict.fromkeys([*(story.get("tags") or []), *(story.get("listed_tags") or [])]))
+
+
+def stories_per_tag(stories: Iterable[Row]) -> Counter[str]:
+    """Stories per tag (:func:`story_tags`): a tag's listings count, not only the tags a
+    story page names (a history listing's cards name none)."""
+    return Counter(tag for story in stories for tag in story_tags(story))
+
+
 def stories_per_month(stories: Iterable[Row]) -> list[tuple[str, int]]:
     """(``YYYY-MM``, stories published that month), gaps filled with 0; [] without dates."""
     counts = Counter(s["published_at"][:7] for s in stories if s.get("published_at"))
@@ -66,11 +78,12 @@ def numeric_values(stories: Iterable[Row], field: str) -> list[float]:
 
 
 def tag_cooccurrence(stories: Iterable[Row], limit: int = 15) -> tuple[list[str], list[list[int]]]:
-    """The ``limit`` most used tags and a symmetric matrix of stories sharing each pair.
+    """The ``limit`` most used tags (:func:`story_tags`) and a symmetric matrix of stories
+    sharing each pair.
 
     The diagonal holds the number of stories with that tag.
     """
-    tag_lists = [list(dict.fromkeys(s.get("tags") or [])) for s in stories]
+    tag_lists = [story_tags(s) for s in stories]
     top = [tag for tag, _ in Counter(t for tags in tag_lists for t in tags).most_common(limit)]
     index = {tag: i for i, tag in enumerate(top)}
     matrix = [[0] * len(top) for _ in top]

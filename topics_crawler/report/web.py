@@ -63,7 +63,7 @@ def top_tables(stories: Sequence[dict[str, Any]]) -> str:
         claps = dict(summary.top_by_claps(stories, label_of, limit=len(stories)))
         rows = [(name, count, claps.get(name, 0)) for name, count in by_stories]
         sections.append(f"<div><h3>{noun}</h3>{table([noun[:-1], 'stories', 'claps'], rows)}</div>")
-    tags = Counter(tag for s in stories for tag in dict.fromkeys(s.get("tags") or []))
+    tags = summary.stories_per_tag(stories)
     sections.append(f"<div><h3>Tags</h3>{table(['tag', 'stories'], tags.most_common(TOP))}</div>")
     return f'<div class="tops">{"".join(sections)}</div>'
 

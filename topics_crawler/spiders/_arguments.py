@@ -105,10 +105,13 @@ class CrawlOptions:
 
     @property
     def item_types(self) -> frozenset[str]:
-        """The item types this crawl exports: tag pages and their topic-map edges, each
-        kind followed or kept as cards, responses of followed stories."""
+        """The item types this crawl exports: tag pages and their topic-map edges, each kind
+        followed or kept as cards, with the stories which tag listed them (``tag_story``),
+        responses of followed stories."""
         kinds = self.follow | self.cards
         types = {"tag_page", "tag_edge"} | {ITEM_TYPE_OF_KIND[kind] for kind in kinds}
+        if "story" in types:
+            types.add("tag_story")
         if self.responses and "stories" in self.follow:
             types.add("response")
         return frozenset(types)

@@ -50,7 +50,9 @@ from twisted.python.failure import Failure
 
 from topics_crawler import settings as defaults
 from topics_crawler.extensions.progress import HISTORY_LISTED_PREFIX
-from topics_crawler.pages import Document, PageResult
+from topics_crawler.items import TagStory
+from topics_crawler.items.listing import ARCHIVE
+from topics_crawler.pages import WHOLE_PAGE_SOURCES, Document, PageResult
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_archive import (
     ArchiveBucket,
@@ -67,6 +69,7 @@ from topics_crawler.spiders._helpers import (
     response_encoding,
 )
 from topics_crawler.spiders._history import WaitingCount, fallback_request, listing_priority
+from topics_crawler.spiders._memberships import listed_stories
 from topics_crawler.spiders._missing_tags import NOT_FOUND_STATUSES, MissingTags
 from topics_crawler.spiders._paging import (
     Callbacks,
@@ -206,6 +209,14 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         result = self._stories(walk, page, response.url) if walk.current.level == "day" else None
         return result, self._next(walk)
 
+    def listed(self, response: Response, result: PageResult) -> list[TagStory]:
+        """The tag's ``archive`` rows of the stories one day page gave (:meth:`read`),
+        ranked after those of the walk's pages before it."""
+        walk = self.state_of(response.meta)  # as of the request: before this page
+        if walk is None:
+            return []
+        return listed_stories(walk.tag, ARCHIVE, result, walk.taken + 1)
+
     def failed(self, failure: Failure) -> Iterator[Request]:
         walk = self.state_of(request_of(failure).meta)
         if walk is None:
@@ -276,7 +287,10 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
             authors=[a for a in page.authors if a.author_id in kept],
             publications=[p for p in page.publications if p.publication_id in kept],
         )
-        return archive_result(listed, url)
+        result = archive_result(listed, url)
+        layer = WHOLE_PAGE_SOURCES["tag_archive"]  # as parse_page names a day page's rows
+        result.items = [replace(item, data_source=layer) for item in result.items]
+        return result
 
     def _next(self, walk: ArchiveWalk) -> Iterator[Request]:
         if self.remaining(walk) == 0:

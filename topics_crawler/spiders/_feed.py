@@ -25,13 +25,17 @@ from scrapy.statscollectors import StatsCollector
 from twisted.python.failure import Failure
 
 from topics_crawler.dataset.parts import read_table
-from topics_crawler.items import Story
+from topics_crawler.items import Story, TagStory
+from topics_crawler.items.listing import FEED
 from topics_crawler.pages import PageResult
 from topics_crawler.spiders._helpers import Logger, OptionsSpider
+from topics_crawler.spiders._memberships import listed_stories
 from topics_crawler.spiders._paging import Callbacks
 from topics_crawler.urls import MEDIUM_ROOT, MediumLink
 
 STORIES_FILE = "stories.parquet"
+#: Request meta key: the tag slug whose feed a request reads.
+FEED_TAG_META = "feed_tag"
 
 
 def tag_feed_url(slug: str) -> str:
@@ -97,8 +101,14 @@ class FeedSource:
         self.stats.set_value("feed/known_in_dataset", len(self.known))
         self.stats.inc_value("feed/requests")
         return self.callbacks.request(
-            tag_feed_url(slug), meta={"entity_kind": "feed", "feed_tag": slug}
+            tag_feed_url(slug), meta={"entity_kind": "feed", FEED_TAG_META: slug}
         )
+
+    def listed(self, response: Response, result: PageResult) -> list[TagStory]:
+        """The tag's ``feed`` rows: every story the feed lists (known ones too), in feed
+        order."""
+        tag = response.meta.get(FEED_TAG_META)
+        return listed_stories(str(tag), FEED, result, 1) if tag else []
 
     def new_stories(self, result: PageResult) -> Iterator[tuple[MediumLink, Story | None]]:
         """``(link, feed item)`` of each listed story the dataset does not have, in feed

@@ -13,7 +13,7 @@ from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage
+from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage, TagStory
 from topics_crawler.items.access import FULL, FULL_WITH_SESSION
 from topics_crawler.middlewares.blocked import BlockedPage
 from topics_crawler.middlewares.refused import SiteRefused
@@ -53,6 +53,8 @@ def item_key(item: Item) -> tuple[str, str]:
         return "tag_page", item.tag or ""
     if isinstance(item, TagEdge):
         return "tag_edge", item.edge_id or ""
+    if isinstance(item, TagStory):
+        return "tag_story", item.membership_id or ""
     return "response", item.response_id or ""
 
 

@@ -77,6 +77,8 @@ from topics_crawler.graphql import (
     tag_archive_body,
 )
 from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
+from topics_crawler.items import TagStory
+from topics_crawler.items.listing import HISTORY
 from topics_crawler.items.values import format_timestamp, parse_timestamp
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.middlewares.render_policy import HISTORY_FALLBACK
@@ -84,6 +86,7 @@ from topics_crawler.pages import PageResult
 from topics_crawler.scheduling.queue_length import requests_waiting
 from topics_crawler.spiders._arguments import FIRST_YEAR, CrawlOptions
 from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._memberships import listed_stories
 from topics_crawler.spiders._missing_tags import TAG_NOT_FOUND, MissingTags
 from topics_crawler.spiders._paging import (
     Callbacks,
@@ -276,6 +279,14 @@ class HistoryPager(Pager[TagListing]):
         scraped_at = format_timestamp(datetime.now(UTC))
         result = archive_result(ArchivePage(nodes, page.cursors), response.url, scraped_at)
         return result, self._next(listing, page)
+
+    def listed(self, response: Response, result: PageResult) -> list[TagStory]:
+        """The tag's ``history`` rows of the stories one listing page gave (:meth:`read`),
+        ranked after the pages before it."""
+        listing = self.state_of(response.meta)  # as of the request: before this page
+        if listing is None:
+            return []
+        return listed_stories(listing.tag, HISTORY, result, listing.taken + 1)
 
     def failed(self, failure: Failure) -> Iterator[Request]:
         listing = self.state_of(request_of(failure).meta)

@@ -38,6 +38,7 @@ from scrapy import Request, signals
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.items import TagPage
+from topics_crawler.items.listing import RELATED, SECTION
 from topics_crawler.items.values import tag_slug
 from topics_crawler.spiders._helpers import Logger, OptionsSpider
 from topics_crawler.spiders._paging import CarriedState
@@ -47,6 +48,14 @@ from topics_crawler.urls import tag_url
 TAG_WALK_META = "tag_walk"
 #: Request meta key: hops from the nearest seed tag of the tag this request asks for.
 TAG_DEPTH_META = "tag_depth"
+
+
+def section_source(meta: dict[str, Any]) -> str:
+    """How a tag page's sections list its stories (``TagStory.source``): ``related`` for the
+    page of a tag the walk reached from another tag, ``section`` for a tag the crawl
+    started from."""
+    return RELATED if int(meta.get(TAG_DEPTH_META) or 0) > 0 else SECTION
+
 
 #: ``request_for(slug, url, meta)``: the requests of one tag page (its page, its history).
 RequestsFor = Callable[[str, str, dict[str, Any]], Iterable[Request]]

@@ -26,7 +26,7 @@ and ``scrapy shell <url>`` fetches it as a crawl would (see
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, Self
 
 from scrapy import Request, Spider, signals
@@ -34,7 +34,7 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from topics_crawler.items import Author, Item, Publication, Story, TagPage
+from topics_crawler.items import Author, Item, Publication, Story, TagPage, TagStory
 from topics_crawler.items.merge import ENTITY_KEY_META, link_identity, merge_items
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
@@ -67,9 +67,10 @@ from topics_crawler.spiders._history import (
     is_history_fallback,
 )
 from topics_crawler.spiders._left_medium import LeftMediumHosts
+from topics_crawler.spiders._memberships import section_stories
 from topics_crawler.spiders._missing_tags import MissingTags, missing_tag
 from topics_crawler.spiders._refetch import REFETCH_META, Refetcher
-from topics_crawler.spiders._related import TagWalker
+from topics_crawler.spiders._related import TagWalker, section_source
 from topics_crawler.spiders._responses import ResponsesFetcher
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
 
@@ -233,6 +234,7 @@ class TopicsSpider(Spider):
                 yield from self.follow_entity(link, known=item)
             elif item is not None:  # -a cards=stories (checked with the arguments)
                 yield item
+        yield from self.listed(self.feeds.listed(response, result))
 
     def parse_tag(self, response: Response) -> Iterator[Item | Request]:
         result = self.parse_response(response, "tag")
@@ -245,6 +247,7 @@ class TopicsSpider(Spider):
         for page in pages:
             yield page
             yield from tag_edges(page)  # the topic map the page shows
+            yield from self.listed(section_stories(page, section_source(response.meta)))
         history = self.options.history is not None
         if history and not is_history_fallback(response):
             count_expected_history(self.crawler.stats, result, self.options)
@@ -261,6 +264,7 @@ class TopicsSpider(Spider):
         yield from follow_up
         if result is not None:
             yield from self.take_stories(result, None)
+            yield from self.listed(self.history.listed(response, result))
             yield from self.follow_entities(result, ("author", "publication"))
 
     def on_history_error(self, failure: Failure) -> Iterator[Request]:
@@ -276,6 +280,7 @@ class TopicsSpider(Spider):
         yield from follow_up
         if result is not None:
             yield from self.take_stories(result, None)
+            yield from self.listed(self.day_archive.listed(response, result))
             yield from self.follow_entities(result, ("author", "publication"))
 
     def on_day_archive_error(self, failure: Failure) -> Iterator[Request]:
@@ -351,6 +356,11 @@ class TopicsSpider(Spider):
             yield known
 
     # --- helpers ------------------------------------------------------------------
+
+    def listed(self, rows: Iterable[TagStory]) -> Iterable[TagStory]:
+        """The rows saying which tag's listing showed which story, when the crawl exports
+        stories (followed or as cards): ``-a follow=none`` alone exports none."""
+        return rows if "tag_story" in self.options.item_types else ()
 
     def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
         """Follow the first ``limit`` story cards (or, with ``-a cards=stories``, yield them)."""
