@@ -33,7 +33,7 @@ from topics_crawler.site.model import (
     utc,
 )
 
-FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "own" / "tag_archive"
+FOLDER = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "own" / "tag_archive"
 RUST = TopicRef("rust", "Rust")
 SCRAPED_AT = "2026-11-30T12:00:00Z"
 #: Case name → the archive address it renders (the URL the page was fetched at).
