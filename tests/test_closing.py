@@ -137,8 +137,8 @@ def test_with_a_log_file_the_terminal_shows_the_summary_alone(
     stories = len(run.of_type("story"))
     assert stories == 3
     assert stderr.splitlines() == [
-        f"Run summary: story {stories} new; author 5 new; publication 1 new; tag_page 1 new; "
-        "tag_edge 8 new",
+        f"Run summary: story {stories} new; tag_page 1 new; tag_edge 8 new; "
+        f"tag_story {len(run.of_type('tag_story'))} new",
         f"  data in {tmp_path / 'items.jsonl'}",
         f"  log in {tmp_path / 'crawl.log'}, stats in {tmp_path / 'stats.json'}",
         "  exit 0 (done)",

@@ -102,7 +102,7 @@ def test_control_servers_switched_on_listen_on_loopback_and_log_no_password(
 ) -> None:
     password = "telnet-pw-0f3c9a"
     log_path = tmp_path / "crawl.log"
-    arguments = ["topics", "-a", "tags=llm", "-a", "max_stories=1"]
+    arguments = ["topics", "-a", "tags=distributed-training", "-a", "max_stories=1"]
     arguments += ["-O", str(tmp_path / "items.jsonl")]
     for setting in (
         f"MEDIUM_BASE_URL={site.base_url}",

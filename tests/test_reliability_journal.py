@@ -107,7 +107,9 @@ def test_a_jobdir_on_a_full_disk_at_start_then_the_same_command_exports_each_ite
         refusals = [row for row in output.splitlines() if row.startswith("scrapy crawl")]
         # one line: on stderr, and the same line as the log file's one error record
         said = {error.partition("] ERROR: ")[2] for error in errors} | set(refusals)
-        assert len(said) == 1 and len(errors) <= 1 and len(refusals) <= 1, errors + refusals
+        assert len(said) == 1, errors + refusals
+        assert len(errors) <= 1, errors
+        assert len(refusals) <= 1, refusals
         filler.unlink()
         status, errors, _ = run(command(site, feed, disk / "job", tmp_path / "again.log"))
         assert (status, errors) == (0, [])
