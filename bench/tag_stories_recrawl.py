@@ -6,9 +6,8 @@ Serves the demo's site (:func:`topics_crawler.site.demo.demo_site`: the seed tag
 1,000-story archive) and runs the demo's first crawl (``-a history=newest``) ``--runs`` times
 into one new dataset. Per run: the commit's seconds (from the "Closing spider" log line to
 "Dataset … updated", millisecond timestamps), the bytes the dataset grew by (``.state`` and
-``.staging`` aside) and the rows added and changed per type. A listing seen again moves each
-of its ``tag_stories`` rows' ``last_seen``: every row is a change, rewritten and appended to
-the twin.
+``.staging`` aside) and the rows added and changed per type. ``first_seen``/``last_seen``
+are kept to the day: a listing seen again the same day changes no ``tag_stories`` row.
 """
 
 from __future__ import annotations

@@ -93,7 +93,9 @@ def test_0_a_feed_run_that_finds_nothing_new(site: SiteServer, tmp_path: Path) -
     assert "health/failed/min_items/story" not in again.stats
     known = again.stats["feed/known"]
     assert known > 0
-    assert summary(again) == f"story {known} unchanged; data in {dataset}; exit 0 (done)"
+    assert summary(again) == (
+        f"story {known} unchanged; tag_story {known} unchanged; data in {dataset}; exit 0 (done)"
+    )
 
 
 @pytest.mark.integration

@@ -123,7 +123,7 @@ def test_per_type_csv_and_parquet_feeds_hold_each_types_columns(
     )  # fmt: skip
     assert process.returncode == 0, process.stderr[-3000:]
     written = {path.name for path in out.iterdir() if path.suffix in (".csv", ".parquet")}
-    types = ("story", "author", "publication", "tag_page", "tag_edge")
+    types = ("story", "author", "publication", "tag_page", "tag_edge", "tag_story")
     assert written == {f"{t}{suffix}" for t in types for suffix in (".csv", ".parquet")}
     with (out / "story.csv").open(newline="", encoding="utf-8") as file:
         stories = list(csv.DictReader(file))

@@ -217,7 +217,7 @@ def test_an_installed_crawl_of_two_tags_writes_every_entity_once(
     stories = {row["story_id"]: row for row in rows if row["item_type"] == "story"}
     for story_id, values in expected["stories"].items():
         assert {k: stories[story_id].get(k) for k in values} == values, story_id
-    assert {row["item_type"] for row in rows} <= {*KEYS, "tag_edge"}
+    assert {row["item_type"] for row in rows} <= {*KEYS, "tag_edge", "tag_story"}
 
 
 def test_the_readme_demo_line_writes_its_dataset_and_lines_that_run(installed: Installed) -> None:

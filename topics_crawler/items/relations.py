@@ -118,14 +118,15 @@ class TagStory:
     data_source: str | None = spec(Kind.SOURCE, DATA_SOURCE_DOC)
     first_seen: str | None = spec(
         Kind.TIMESTAMP,
-        "When a listing first showed the story under the tag (the earliest crawl that saw"
-        " it), Timestamp (UTC).",
+        "The day a listing first showed the story under the tag (the earliest crawl that saw"
+        " it), Timestamp (UTC) at 00:00: kept to the day, so same-day re-crawls change nothing.",
         required=True,
         keep="earliest",
     )
     last_seen: str | None = spec(
         Kind.TIMESTAMP,
-        "When a listing last showed it (the latest crawl that saw it), Timestamp (UTC).",
+        "The day a listing last showed it (the latest crawl that saw it), Timestamp (UTC) at"
+        " 00:00.",
         required=True,
         keep="latest",
     )

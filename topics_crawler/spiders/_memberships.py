@@ -45,9 +45,17 @@ class Listing:
             rank=rank,
             url=self.url,
             data_source=self.data_source,
-            first_seen=self.seen_at,
-            last_seen=self.seen_at,
+            first_seen=seen_day(self.seen_at),
+            last_seen=seen_day(self.seen_at),
         )
+
+
+def seen_day(timestamp: str) -> str:
+    """The UTC day of ``timestamp`` as a timestamp (``2026-12-02T00:00:00Z``): when a listing
+    showed a story is kept to the day, so a run that sees the same listings on the same day
+    (an hourly feed run) changes and writes nothing, and a run on a later day moves
+    ``last_seen`` of what it saw — what it writes is what it listed."""
+    return f"{timestamp[:10]}T00:00:00Z"
 
 
 def section_stories(page: TagPage, source: str = SECTION) -> list[TagStory]:
