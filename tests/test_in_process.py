@@ -48,10 +48,11 @@ def test_in_process_crawl_matches_the_process(
     assert process.returncode == returncode, process.log[-3000:]
     assert comparable(in_process) == comparable(process)
     assert sorted(site.requests) == process_requests
+    failures = [(run.out_dir / "items.failures.jsonl").exists() for run in (process, in_process)]
+    assert failures[0] == failures[1] == bool(process.stats.get("failures/listed"))
     for run in (process, in_process):
         assert "Scrapy 2." in run.log
         assert "Spider closed" in run.log
-        assert (run.out_dir / "items.failures.jsonl").exists()
 
 
 def test_a_refused_command_line_is_one_line_and_status_2(tmp_path: Path) -> None:

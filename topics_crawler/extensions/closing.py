@@ -34,6 +34,7 @@ from topics_crawler.errors import (
 )
 from topics_crawler.extensions.failures import FAILURES_FILE_STAT, FAILURES_LISTED_STAT
 from topics_crawler.extensions.summary import KEEP_ITEMS, VERDICTS, found_text
+from topics_crawler.output.feeds import local_feed_path
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -68,7 +69,7 @@ def what_was_written(stats: Mapping[str, Any], settings: BaseSettings) -> str:
     items went nowhere."""
     dataset = settings.get("DATASET_DIR")
     feeds = [str(uri) for uri in settings.getdict("FEEDS")]
-    where = str(dataset) if dataset else ", ".join(feeds)
+    where = str(dataset) if dataset else ", ".join([u for u in feeds if _written(u)] or feeds)
     if not where:
         return f"no output: the items went nowhere; keep them next time with {KEEP_ITEMS}"
     if int(stats.get("item_scraped_count", 0)):
@@ -76,6 +77,13 @@ def what_was_written(stats: Mapping[str, Any], settings: BaseSettings) -> str:
     if dataset:  # the run's snapshot rows and its line in the manifest are written still
         return f"data in {where}: nothing new or changed"
     return f"nothing new written: {where} is as it was"
+
+
+def _written(uri: str) -> bool:
+    """Whether a feed holds something: a local file that exists (an empty feed is not
+    stored), or a feed stored elsewhere."""
+    path = local_feed_path(uri)
+    return path is None or path.exists()
 
 
 def failures_line(stats: Mapping[str, Any]) -> str | None:

@@ -190,6 +190,12 @@ class FailureLog:
             except OSError as exc:
                 self._fail(exc)
             self.file = None
+            if self.path is not None and not self.stats.get_value(FAILURES_LISTED_STAT):
+                # opened at start (a disk that cannot take it stops the crawl then); a run
+                # with no failure leaves no empty file behind
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
+                self.stats.set_value(FAILURES_FILE_STAT, None)
         where = f"; listed in {self.path}" if self.path is not None else ""
         if self.reasons:
             summary = ", ".join(f"{reason}: {n}" for reason, n in self.reasons.most_common())
