@@ -42,6 +42,15 @@ def test_a_run_that_did_its_job() -> None:
     ]
 
 
+def test_an_interrupted_run_says_so_before_what_its_checks_found() -> None:
+    """Ctrl-C before any story: the health check's complaint is not the verdict."""
+    stats = {
+        "finish_reason": "shutdown",
+        "health/failed/min_items/story": "0 story items (0 exported, 0 unchanged), minimum 1",
+    }
+    assert "  exit 1 (interrupted)" in lines(stats, JOBDIR="job")
+
+
 def test_what_was_written_where() -> None:
     assert lines({}, DATASET_DIR="data/llm")[1] == "  data in data/llm"
     quiet = {"item_scraped_count": 0, "dedupe/unchanged/story": 40}

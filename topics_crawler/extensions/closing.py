@@ -107,12 +107,15 @@ def files_line(settings: BaseSettings) -> str | None:
 
 def verdict_reason(stats: Mapping[str, Any], code: ExitCode) -> str | None:
     """Why the run did not do its job, in one line (None when it did): the failed write or
-    the site's refusal that stopped it, the tags that do not exist, the first failed health
-    check, or how it stopped early."""
+    the site's refusal that stopped it, an interruption (Ctrl-C), the tags that do not exist,
+    the first failed health check, or how it stopped early."""
     if code == ExitCode.DONE:
         return None
     if code == ExitCode.REFUSED or stats.get("write_failed"):
         return str(stats.get(STOPPED_LINE_STAT) or "see the log")
+    reason = str(stats.get("finish_reason") or "")
+    if reason == INTERRUPTED:  # the checks of a run stopped by hand say nothing of the site
+        return INTERRUPTED_VERDICT
     missing = stats.get(TAG_NOT_FOUND_STAT)
     if missing:
         return f"tag{'s' if len(missing) > 1 else ''} not found: {', '.join(missing)}"
@@ -127,9 +130,6 @@ def verdict_reason(stats: Mapping[str, Any], code: ExitCode) -> str | None:
             f"health check {name} failed: {detail}"
         )  # fmt: skip
         return line + (f" (and {len(failed) - 1} more in the log)" if len(failed) > 1 else "")
-    reason = str(stats.get("finish_reason") or "")
-    if reason == INTERRUPTED:
-        return INTERRUPTED_VERDICT
     return f"stopped early ({reason})" if reason else None
 
 
