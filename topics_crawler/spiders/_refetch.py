@@ -29,22 +29,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from playwright.async_api import Error as PlaywrightError
 from scrapy import Request
 from scrapy.http import Response
 
 from topics_crawler.browser.config import BrowserConfig
 from topics_crawler.middlewares.blocked import PAGE_KINDS, RENDER_REASON_META, original_request
-from topics_crawler.middlewares.render_policy import RENDER_COUNT_META
+from topics_crawler.middlewares.render_policy import PLAYWRIGHT_META, RENDER_COUNT_META
 from topics_crawler.pages import PageResult, missing_data
 from topics_crawler.spiders._helpers import Logger, OptionsSpider
 
 if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
+    from twisted.python.failure import Failure
 
     from topics_crawler.spiders._arguments import CrawlOptions
 
 #: Request meta key set on the one re-request of a page with broken state.
 REFETCH_META = "state_refetch"
+#: Set on the plain-HTTP request of a page the browser failed to render (asked once).
+BROWSER_FAILED_META = "browser_failed"
 #: Meta Scrapy sets for one download, which a new request must not carry (see Scrapy's
 #: MetaCopyDetectionMiddleware): the re-request is a new request, with its own retries.
 DOWNLOAD_META = frozenset({"download_latency", "retry_times", "cache_timestamp", "_dont_cache"})
@@ -114,6 +118,8 @@ class Refetcher:
         what = self.lacking(response, result)
         if what is None:
             return None
+        if response.meta.get(BROWSER_FAILED_META):
+            return None  # the browser failed: said and counted (after_browser_failure)
         if response.meta.get(RENDER_COUNT_META, 0) >= 1:
             self.stats.inc_value(f"render/incomplete/{what}")
             self.logger.warning("%s still lacks %s after rendering", response.url, what)
@@ -131,3 +137,26 @@ class Refetcher:
         if result.kind != "tag" or self.options.history is not None:
             return None
         return missing_data(result, self.options.max_stories)
+
+    def after_browser_failure(self, request: Request, failure: Failure) -> Request | None:
+        """A page the browser was asked for because plain HTTP lacked something, and that
+        the browser failed to render (Chromium missing or crashed, a page timeout): the
+        page once more over plain HTTP, so what it gives is kept, not lost with the
+        render. None for any other failure (a challenge or a refusal needs the browser)."""
+        what = request.meta.get(RENDER_REASON_META)
+        if self.config.mode != "auto" or what in (None, "challenge"):
+            return None
+        if not request.meta.get(PLAYWRIGHT_META) or request.meta.get(BROWSER_FAILED_META):
+            return None
+        if not failure.check(PlaywrightError):
+            return None
+        kind = request.meta.get("entity_kind", "page")
+        self.stats.inc_value(f"render/browser_failed/{kind}")
+        self.logger.warning(
+            "The browser could not render %s (%s); keeping what plain HTTP gives (without %s)",
+            request.url, failure.getErrorMessage().splitlines()[0], what,
+        )  # fmt: skip
+        meta = {k: v for k, v in request.meta.items() if k not in DOWNLOAD_META}
+        meta[BROWSER_FAILED_META] = True
+        meta[RENDER_COUNT_META] = max(1, int(meta.get(RENDER_COUNT_META, 0)))
+        return request.replace(dont_filter=True, meta=meta)

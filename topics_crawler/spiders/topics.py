@@ -336,6 +336,9 @@ class TopicsSpider(Spider):
 
     def on_error(self, failure: Failure) -> Iterator[Item | Request]:
         request = request_of(failure)
+        if (plain := self.refetcher.after_browser_failure(request, failure)) is not None:
+            yield plain  # the page over plain HTTP: kept without what only the browser shows
+            return
         if self.walker is not None:
             yield from self.walker.advance(request.meta, ())  # a tag that cannot be read
         kind = request.meta.get("entity_kind", "tag")
