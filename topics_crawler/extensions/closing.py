@@ -33,7 +33,7 @@ from topics_crawler.errors import (
     exit_code,
 )
 from topics_crawler.extensions.failures import FAILURES_FILE_STAT, FAILURES_LISTED_STAT
-from topics_crawler.extensions.summary import KEEP_ITEMS, VERDICTS, found_text
+from topics_crawler.extensions.summary import KEEP_ITEMS, VERDICTS, found_text, tags_not_found
 from topics_crawler.output.feeds import local_feed_path
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def verdict_reason(stats: Mapping[str, Any], code: ExitCode) -> str | None:
         return INTERRUPTED_VERDICT
     missing = stats.get(TAG_NOT_FOUND_STAT)
     if missing:
-        return f"tag{'s' if len(missing) > 1 else ''} not found: {', '.join(missing)}"
+        return tags_not_found(missing)
     failed = [
         (key.removeprefix(HEALTH_PREFIX), str(value))
         for key, value in stats.items()

@@ -105,9 +105,12 @@ def found_text(stats: Mapping[str, Any]) -> str:
         "nothing to do" if stats.get(NOTHING_TO_DO_STAT) else "nothing found"
     )
     missing = stats.get(TAG_NOT_FOUND_STAT)
-    if missing:
-        found += f"; tag{'s' if len(missing) > 1 else ''} not found: {', '.join(missing)}"
-    return found
+    return f"{found}; {tags_not_found(missing)}" if missing else found
+
+
+def tags_not_found(slugs: list[str]) -> str:
+    """``tag not found: a`` / ``tags not found: a, b``."""
+    return f"tag{'s' if len(slugs) > 1 else ''} not found: {', '.join(slugs)}"
 
 
 def summary_line(stats: Mapping[str, Any], settings: BaseSettings) -> str:

@@ -61,10 +61,15 @@ def has_broken_state(result: PageResult) -> bool:
 
 
 def again(response: Response, **meta: object) -> Request:
-    """The page's original request once more (redirects, mirror and per-download meta
-    undone), past the dupefilter, with ``meta`` added."""
+    """The page's original request once more (see :func:`request_again`)."""
     assert response.request is not None, "parsed responses carry their request"
-    retry = original_request(response.request)
+    return request_again(response.request, **meta)
+
+
+def request_again(request: Request, **meta: object) -> Request:
+    """``request`` as first made once more (redirects, mirror and per-download meta
+    undone), past the dupefilter, with ``meta`` added."""
+    retry = original_request(request)
     kept = {k: v for k, v in retry.meta.items() if k not in DOWNLOAD_META}
     return retry.replace(dont_filter=True, meta={**kept, **meta})
 
@@ -156,7 +161,5 @@ class Refetcher:
             "The browser could not render %s (%s); keeping what plain HTTP gives (without %s)",
             request.url, failure.getErrorMessage().splitlines()[0], what,
         )  # fmt: skip
-        meta = {k: v for k, v in request.meta.items() if k not in DOWNLOAD_META}
-        meta[BROWSER_FAILED_META] = True
-        meta[RENDER_COUNT_META] = max(1, int(meta.get(RENDER_COUNT_META, 0)))
-        return request.replace(dont_filter=True, meta=meta)
+        rendered = max(1, int(request.meta.get(RENDER_COUNT_META, 0)))  # not asked again
+        return request_again(request, **{BROWSER_FAILED_META: True, RENDER_COUNT_META: rendered})
