@@ -71,7 +71,12 @@ from topics_crawler.extensions.summary import NO_OUTPUT_WARNING, has_output
 from topics_crawler.middlewares.mirror import mirror_not_answering
 from topics_crawler.output.exporters import ParquetItemExporter
 from topics_crawler.output.feeds import local_feed_path
-from topics_crawler.output.per_type import expand_feeds, feed_exporters, mixed_feed_error
+from topics_crawler.output.per_type import (
+    expand_feeds,
+    expand_per_type_feeds,
+    feed_exporters,
+    mixed_feed_error,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -149,16 +154,6 @@ def feed_append_error(settings: BaseSettings) -> str | None:
     return None
 
 
-def expand_per_type_feeds(settings: BaseSettings) -> None:
-    """Make each ``%(item_type)s`` feed one feed per item type now, so that every check
-    and add-on sees the files the crawl will write
-    (:func:`topics_crawler.output.per_type.expand_feeds`)."""
-    feeds = settings.getdict("FEEDS")
-    expanded = expand_feeds(feeds, feed_exporters(settings))
-    if expanded != feeds:
-        settings.set("FEEDS", expanded, priority=settings.getpriority("FEEDS") or "cmdline")
-
-
 def crawl_exit_code(crawler: Crawler) -> ExitCode:
     """The exit status of the finished crawl (:func:`topics_crawler.errors.exit_code`)."""
     return exit_code(crawler.stats.get_stats()) if crawler.stats is not None else ExitCode.DONE
@@ -234,7 +229,7 @@ class Command(ScrapyCrawlCommand):
         feed_error = mixed_feed_error(self.settings) or feed_append_error(self.settings)
         if feed_error is not None:
             refuse(f"scrapy crawl {args[0]}: error: {feed_error}")
-        expand_per_type_feeds(self.settings)  # the files each check and add-on sees
+        expand_per_type_feeds(self.settings, "cmdline")  # the files each check and add-on sees
         bad_setting = settings_error(self.settings)
         if bad_setting is not None:
             refuse(f"scrapy crawl {args[0]}: error: {bad_setting}")

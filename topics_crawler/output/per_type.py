@@ -1,10 +1,10 @@
 """Feeds of one item type each: the ``%(item_type)s`` placeholder, and mixed tables refused.
 
-A crawl yields six item types (``story``, ``author``, ``publication``, ``tag_page``,
-``tag_edge``, ``response``) with different fields. A JSON lines feed holds them all (each
-line names its ``item_type``); a table cannot: a CSV file takes its header from the first
-item (a tag page), so every story row would lose its title, id and author, and a Parquet
-file would be one wide table of every type's columns. So:
+A crawl yields several item types (``story``, ``author``, ``publication``, ``tag_page``,
+``tag_edge``, ``tag_story``, ``response``) with different fields. A JSON lines feed holds
+them all (each line names its ``item_type``); a table cannot: a CSV file takes its header
+from the first item (a tag page), so every story row would lose its title, id and author,
+and a Parquet file would be one wide table of every type's columns. So:
 
 * ``%(item_type)s`` in a feed URI (``-O 'out/%(item_type)s.csv:csv'``) makes one feed per
   item type (``out/story.csv``, ``out/author.csv``, …), each limited to its type with
@@ -19,7 +19,7 @@ file would be one wide table of every type's columns. So:
 The expansion runs where the crawl command reads the command line (so its checks see the
 real files) and again in :class:`PerTypeFeeds`, an add-on, for crawls started without the
 command (``CrawlerProcess`` in a script); it is idempotent. Scrapy's ``FEED_URI_PARAMS``
-hook cannot do it: it fills the placeholders of one feed, it cannot split a feed in six.
+hook cannot do it: it fills the placeholders of one feed, it cannot split a feed in several.
 """
 
 from __future__ import annotations
@@ -135,18 +135,24 @@ def mixed_feed_error(settings: BaseSettings) -> str | None:
     return None
 
 
+def expand_per_type_feeds(settings: BaseSettings, priority: str) -> None:
+    """Make each ``%(item_type)s`` feed of ``FEEDS`` one feed per item type in ``settings``
+    (:func:`expand_feeds`), at the priority ``FEEDS`` has (``priority`` when it has none)."""
+    feeds = settings.getdict("FEEDS")
+    expanded = expand_feeds(feeds, feed_exporters(settings))
+    if expanded != feeds:
+        settings.set("FEEDS", expanded, priority=settings.getpriority("FEEDS") or priority)
+
+
 class PerTypeFeeds:
     """Scrapy add-on (``ADDONS``): expands ``%(item_type)s`` feeds for every crawl (see the
     module); a mixed CSV or Parquet feed that reached it (a crawl started without
     ``scrapy crawl``) is logged as an error."""
 
     def update_settings(self, settings: BaseSettings) -> None:
-        feeds = settings.getdict("FEEDS")
-        if not feeds:
+        if not settings.getdict("FEEDS"):
             return
-        expanded = expand_feeds(feeds, feed_exporters(settings))
-        if expanded != feeds:
-            settings.set("FEEDS", expanded, priority=settings.getpriority("FEEDS") or "addon")
+        expand_per_type_feeds(settings, "addon")
         problem = mixed_feed_error(settings)
         if problem is not None:
             logger.error("%s", problem)
