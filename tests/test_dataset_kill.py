@@ -3,9 +3,11 @@ dataset ends with exactly the rows of a clean crawl (real ``scrapy crawl`` proce
 against the local site).
 
 Kill points: early (a few pages in), mid-crawl (a third of the pages), at "Closing
-spider" and while the final merge writes the new files. The dataset is seeded with
-rows of earlier runs, so the merge takes long enough to be caught, and so every test
-also checks that a killed run never damages what earlier runs left.
+spider" (each caught by polling from outside), and in the final merge, once the stories'
+new parts are written (the crawl kills itself there: :mod:`tests.killed_crawl`; a merge
+priced by the run is over too soon to be caught from outside). The dataset is seeded
+with rows of earlier runs, so every test also checks that a killed run never damages
+what earlier runs left.
 """
 
 from __future__ import annotations
@@ -125,16 +127,20 @@ def _log_says(text: str) -> Callable[[Path, Path], bool]:
     return lambda dataset, log: log.exists() and text in log.read_text("utf-8")
 
 
-def _merge_writing(dataset: Path, log: Path) -> bool:
-    return (dataset / ".stories.parquet.next").exists()
-
-
 KILL_POINTS = {
     "early": lambda site: _requests_at_least(site, 5),
     "mid_crawl": lambda site: _requests_at_least(site, scale_page_count(N_TAGS) // 3),
     "closing_spider": lambda site: _log_says("Closing spider"),
-    "final_merge": lambda site: _merge_writing,
+    "final_merge": None,  # the crawl kills itself (KILLED_AFTER)
 }
+#: Kill points inside the crawl: the function after whose first return it kills itself.
+KILLED_AFTER = {"final_merge": "topics_crawler.dataset.commit:write_entity"}
+
+
+def killed_line(line: list[str], point: str) -> list[str]:
+    """``line`` (``python -m scrapy ...``) run by :mod:`tests.killed_crawl` at ``point``."""
+    assert line[1:3] == ["-m", "scrapy"]
+    return [line[0], "-m", "tests.killed_crawl", KILLED_AFTER[point], *line[3:]]
 
 
 def kill_and_rerun(
@@ -145,13 +151,16 @@ def kill_and_rerun(
     log = tmp_path / "crawl.log"
     line = command(site.base_url, dataset, log, tmp_path / "job" if with_jobdir else None)
     site.clear_log()
-    killed = start_crawl(line)
-    ready = KILL_POINTS[point](site)
+    make_check = KILL_POINTS[point]
+    killed = start_crawl(line if make_check else killed_line(line, point))
+    ready = make_check(site) if make_check else lambda dataset, log: False
     try:
         wait_until(lambda: ready(dataset, log) or killed.poll() is not None, 120, point)
     finally:
         killed.kill()
     assert killed.wait(10) == -9, f"the crawl ended before the kill point {point}"
+    if point in KILLED_AFTER:
+        assert (dataset / ".stories.parquet.next").is_dir(), "killed before the merge wrote"
     again = start_crawl(line)
     assert again.wait(180) == 0, log.read_text("utf-8")[-3000:]
     return dataset, log.read_text("utf-8")
