@@ -22,7 +22,7 @@ from lxml import etree
 from topics_crawler.items.values import clean_text
 from topics_crawler.pages import Document
 from topics_crawler.pages._body import count_words
-from topics_crawler.pages._document import iter_tags
+from topics_crawler.pages._html_tree import iter_tags
 from topics_crawler.pages._markdown_dom import (
     _GRAF_XPATH,
     _article_blocks,

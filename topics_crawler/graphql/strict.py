@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from topics_crawler.pages.state import Node, State, StateError, kind_of, parse_json_payload
+from topics_crawler.pages.state.node import NodeState
 
 #: Error messages quoted in a ``graphql_errors`` detail.
 MAX_MESSAGES = 3
@@ -106,7 +107,7 @@ def _raise_for_errors(result: Node) -> None:
     )
 
 
-def _message(state: State, error: Any) -> str:
+def _message(state: NodeState, error: Any) -> str:
     message = Node(state, error).str("message") if isinstance(error, dict) else None
     return message.strip()[:200] if message and message.strip() else repr(error)
 

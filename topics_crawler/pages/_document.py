@@ -8,18 +8,18 @@ recorded in :attr:`Document.errors` instead of raised.
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cached_property
-from itertools import chain
 from typing import Any
 
 import lxml.html
 from lxml import etree
 
 from topics_crawler.items.values import format_timestamp
+from topics_crawler.pages._encoding import decode, reads_as_utf8
+from topics_crawler.pages._html_tree import HTML_PARSER, UTF8_HTML_PARSER, iter_tags
 from topics_crawler.pages._result import FetchAgain
 from topics_crawler.pages.state import (
     Node,
@@ -30,16 +30,6 @@ from topics_crawler.pages.state import (
     load_json,
 )
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
-
-
-def iter_tags(tree: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.HtmlElement]:
-    """Elements named one of ``tags`` anywhere in ``tree``'s document, in document order,
-    like ``//tag`` but a C-level walk (several times cheaper). Broken captures can hold more
-    than one top-level ``<html>``; the walk covers every one, as XPath does."""
-    root = tree.getroottree().getroot()
-    tops = [*reversed(list(root.itersiblings(preceding=True))), root, *root.itersiblings()]
-    return chain.from_iterable(top.iter(*tags) for top in tops)
-
 
 #: Tags that :meth:`Document.iter_tags` serves from one shared walk of the tree (few per
 #: page; anchors, hundreds, are read as :attr:`Document.hrefs` without element objects).
@@ -60,90 +50,6 @@ _CLASS_TOKENS = re.compile(r"[^ \t\r\n]+")
 _JSON_LD_KEY = "JSON-LD"
 #: Every anchor's ``href``, document order, as plain strings (no element proxies made).
 _HREFS = etree.XPath("//a/@href", smart_strings=False)
-
-
-def html_parser(encoding: str | None = None) -> etree.HTMLParser:
-    """An HTML parser whose elements are :class:`lxml.html.HtmlElement` (``text_content``,
-    ``cssselect``…) chosen by a C-level lookup: ``lxml.html``'s own parser picks each
-    element's class in Python (form classes by tag), which costs about 40% of the parse
-    again on a walk over every element. No parser here uses the form classes. Nor does
-    any look elements up by ``id`` (``get_element_by_id``, XPath ``id()``), so libxml2
-    keeps no table of the ids (``collect_ids=False``): about 8% of the parse of a page
-    whose elements carry ids, as 2019+ pages do."""
-    parser = etree.HTMLParser(encoding=encoding, collect_ids=False)
-    parser.set_element_class_lookup(
-        etree.ElementDefaultClassLookup(
-            element=lxml.html.HtmlElement,
-            comment=lxml.html.HtmlComment,
-            pi=lxml.html.HtmlProcessingInstruction,
-            entity=lxml.html.HtmlEntity,
-        )
-    )
-    return parser
-
-
-#: Parses UTF-8 bytes as UTF-8 whatever the page declares, like the decoded text.
-_UTF8_HTML_PARSER = html_parser("utf-8")
-#: Parses decoded text (and re-encoded text lxml refused as str).
-_HTML_PARSER = html_parser()
-
-
-#: Byte order marks that name the encoding whatever the page declares (UTF-32 first: its
-#: little-endian mark starts with UTF-16's). A UTF-8 mark is left to the UTF-8 decoder.
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-#: Bytes decoded at a time to check a body is clean UTF-8: small enough that an emoji widens
-#: only its own chunk of text to four bytes a character, not the whole page (a third cheaper
-#: than one decode of a typical page).
-_VALIDATE_CHUNK = 1 << 14
-
-
-def _reads_as_utf8(body: bytes, encoding: str | None) -> bool:
-    """True when :func:`_decode` would read ``body`` as UTF-8 and it is clean UTF-8,
-    checked chunk by chunk so no text copy of the whole page is made."""
-    if any(body.startswith(mark) for mark, _codec in _BOMS):
-        return False
-    if encoding:
-        try:
-            declared = codecs.lookup(encoding).name
-        except LookupError:
-            declared = "utf-8"
-        if declared != "utf-8":
-            return False
-    if body.isascii():  # ASCII is clean UTF-8: no decode to find out
-        return True
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(body)
-    try:
-        for start in range(0, len(body), _VALIDATE_CHUNK):
-            decoder.decode(view[start : start + _VALIDATE_CHUNK])
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _decode(body: bytes | str, encoding: str | None) -> tuple[str, str | None]:
-    """Text of a page body (the encoding its byte order mark names, else the declared one,
-    else UTF-8, never raising) and the codec that read the bytes cleanly (None: str or
-    lossy)."""
-    if isinstance(body, str):
-        return body, None
-    bom = next((codec for mark, codec in _BOMS if body.startswith(mark)), None)
-    for candidate in (bom, encoding, "utf-8"):
-        if not candidate:
-            continue
-        try:
-            return body.decode(candidate), codecs.lookup(candidate).name
-        except (LookupError, UnicodeDecodeError):
-            continue
-    return body.decode("utf-8", errors="replace"), None
 
 
 def note_into(errors: list[str]) -> Callable[[str], None]:
@@ -177,10 +83,10 @@ class Document:
         #: page costs 1–4 bytes per character (one emoji makes every character 4 bytes).
         self._utf8_body: bytes | None = None
         self._text: str | None = None
-        if isinstance(body, bytes) and _reads_as_utf8(body, encoding):
+        if isinstance(body, bytes) and reads_as_utf8(body, encoding):
             self._utf8_body = body
         else:
-            self._text, codec = _decode(body, encoding)
+            self._text, codec = decode(body, encoding)
             if isinstance(body, bytes) and codec == "utf-8":
                 self._utf8_body = body
         self.now = scraped_at or datetime.now(UTC)
@@ -235,11 +141,11 @@ class Document:
             return None
         try:
             if self._utf8_body is not None:
-                return lxml.html.fromstring(self._utf8_body, parser=_UTF8_HTML_PARSER)
-            return lxml.html.fromstring(self.text, parser=_HTML_PARSER)
+                return lxml.html.fromstring(self._utf8_body, parser=UTF8_HTML_PARSER)
+            return lxml.html.fromstring(self.text, parser=HTML_PARSER)
         except (etree.ParserError, ValueError) as exc:
             try:  # lxml refuses str with an encoding declaration
-                return lxml.html.fromstring(self.text.encode("utf-8"), parser=_HTML_PARSER)
+                return lxml.html.fromstring(self.text.encode("utf-8"), parser=HTML_PARSER)
             except (etree.ParserError, ValueError):
                 self.error(f"unparseable HTML: {exc}")
                 return None
@@ -255,8 +161,9 @@ class Document:
             return []
 
     def iter_tags(self, *tags: str) -> Iterator[lxml.html.HtmlElement]:
-        """:func:`iter_tags` on the tree; none without a tree. The tags every parser reads
-        (:data:`INDEXED_TAGS`) come from one walk of the tree, shared by all of them."""
+        """:func:`~topics_crawler.pages._html_tree.iter_tags` on the tree; none without a
+        tree. The tags every parser reads (:data:`INDEXED_TAGS`) come from one walk of the
+        tree, shared by all of them."""
         if len(tags) == 1 and tags[0] in INDEXED_TAGS:
             return iter(self._indexed_tags.get(tags[0], ()))
         tree = self.tree

@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 import lxml.html
 from lxml import etree
 
-from topics_crawler.pages._document import iter_tags
+from topics_crawler.pages._html_tree import iter_tags
 from topics_crawler.pages.markdown import Block, Markup, embed_url
 
 _GRAF_TOKEN = "contains(concat(' ', normalize-space(@class), ' '), ' graf ')"

@@ -12,8 +12,10 @@ Layers, best first, per field: the state (:mod:`._tag_state`: 2019 ``Topic``, 20
 ``tagFeed``, today's ``Tag``), JSON-LD ``BreadcrumbList``, meta tags (title and the
 "Read stories about …" description), and the page as a reader sees it
 (:mod:`._tag_dom`: title, counts line, breadcrumb, headed sections, sub-topic clusters,
-"Who to follow", related topics). Sections are the page's headed sections when it has
-any; state listings the page shows no cards of are added after them.
+"Who to follow", related topics); the fields of the three layers below the state are read
+in :mod:`._tag_fields`. Sections are the page's headed sections when it has any; state
+listings the page shows no cards of are added after them. The accounts ("Who to follow",
+the authors and publications as items) are read in :mod:`._tag_accounts`.
 
 Core fields (:data:`CORE_FIELDS`, absent ones in ``PageResult.missing``): ``name`` and
 ``stories`` (the page listed at least one story).
@@ -22,33 +24,26 @@ Core fields (:data:`CORE_FIELDS`, absent ones in ``PageResult.missing``): ``name
 from __future__ import annotations
 
 import re
-from typing import Any
 from urllib.parse import urlsplit
 
 from topics_crawler.items import Author, Item, Publication, Story, TagPage, fill_missing
 from topics_crawler.items.layers import join_sources, pick_named
-from topics_crawler.items.values import clean_text, tag_slug, unique
+from topics_crawler.items.values import unique
 from topics_crawler.pages._cards import Card, PageLinks, parse_cards
 from topics_crawler.pages._document import Document
-from topics_crawler.pages._entities import (
-    author_from_user,
-    lower_id,
-    publication_from_collection,
-)
 from topics_crawler.pages._postings import read_postings
 from topics_crawler.pages._posts import listing_story
 from topics_crawler.pages._result import PageResult, unique_links
+from topics_crawler.pages._tag_accounts import state_entities, who_to_follow
 from topics_crawler.pages._tag_dom import (
-    RELATED_KEYS,
-    WHO_TO_FOLLOW,
     Block,
     TagOutline,
     clusters_of,
     read_outline,
     section_key,
 )
+from topics_crawler.pages._tag_fields import dom_fields, json_ld_fields, meta_fields
 from topics_crawler.pages._tag_state import TagState, read_tag_state, top_writer_records
-from topics_crawler.pages.state import Node, State
 from topics_crawler.urls import MediumLink, classify_url, is_medium_domain, post_url, tag_url
 
 __all__ = ["CORE_FIELDS", "parse_tag", "section_key"]
@@ -57,17 +52,7 @@ __all__ = ["CORE_FIELDS", "parse_tag", "section_key"]
 CORE_FIELDS = ("name", "stories")
 #: Section of the stories the page's JSON-LD ``CollectionPage`` lists (:mod:`._postings`).
 POSTINGS_SECTION = "postings"
-_TITLE_RE = re.compile(r"^(?:The most insightful stories about\s+)?(?P<name>.+?)\s+[-–—]\s+Medium$")
-_BOILERPLATE_RE = re.compile(
-    r"^Read stories about (?P<name>.+?) on Medium\.\s+Discover smart, unique perspectives on .+?"
-    r"(?: like (?P<related>.+?))?\.?$",
-    re.DOTALL,
-)
-_RELATED_SPLIT_RE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
-#: Longest title / description the patterns look at (their lazy groups backtrack).
-MAX_META_TEXT = 1_000
 _TOPIC_PATH_RE = re.compile(r"^/topics?/(?P<slug>[a-z0-9][a-z0-9\-_]*)", re.I)
-_COLLECTIONS = ("Collection", "Publication")
 
 
 def parse_tag(doc: Document) -> PageResult:
@@ -86,9 +71,9 @@ def parse_tag(doc: Document) -> PageResult:
     outline = read_outline(doc.tree, cards, links)
     fields = pick_named(
         ("state", tag_state.fields if tag_state else {}),
-        ("jsonld", _json_ld_fields(doc, slug)),
-        ("meta", _meta_fields(doc)),
-        ("dom", _dom_fields(outline)),
+        ("jsonld", json_ld_fields(doc, slug)),
+        ("meta", meta_fields(doc)),
+        ("dom", dom_fields(outline)),
     )
     dom_sections, subtopics = _dom_sections(outline)
     postings = read_postings(doc, tag_state.json_ld if tag_state else None)
@@ -97,7 +82,7 @@ def parse_tag(doc: Document) -> PageResult:
         state_sections.setdefault(POSTINGS_SECTION, postings.ids)
     sections = _merge_sections(dom_sections, state_sections)
     stories = _merge_stories(cards, sections, tag_state, doc.scraped_at, postings.stories)
-    who = _who_to_follow(outline, state)
+    who = who_to_follow(outline, state)
     writers = tag_state.writers if tag_state else []
     fields["data_source"] = join_sources(
         fields.get("data_source"),
@@ -116,7 +101,7 @@ def parse_tag(doc: Document) -> PageResult:
     )
     if not slug:
         doc.error("tag slug not found in URL, canonical link or state")
-    entities = _state_entities(state, stories, who, writers, doc.scraped_at)
+    entities = state_entities(state, stories, who, writers, doc.scraped_at)
     result.items = [page, *stories, *entities]
     result.links = _page_links(
         outline, links, slug, page, [*stories, *entities], postings=postings.links
@@ -158,82 +143,6 @@ def _page_url(slug: str | None, is_topic: bool) -> str | None:
     if not slug:
         return None
     return f"https://medium.com/topic/{slug}" if is_topic else tag_url(slug)
-
-
-# --- layers -----------------------------------------------------------------
-
-
-def _json_ld_fields(doc: Document, slug: str | None) -> dict[str, Any]:
-    """Name and parent topics from a ``BreadcrumbList`` (the last crumb is the tag)."""
-    crumbs = doc.json_ld_of("BreadcrumbList")
-    entries = sorted(crumbs.nodes("itemListElement"), key=_crumb_position) if crumbs else []
-    named = [(_crumb_name(e), _crumb_url(e)) for e in entries]
-    named = [(name, url) for name, url in named if name]
-    if not named:
-        return {}
-    last_name, last_url = named[-1]
-    last_link = classify_url(last_url) if last_url else None
-    if last_link is not None and last_link.key != slug:
-        return {"parent_topics": [name for name, _ in named]}
-    return {"name": last_name, "parent_topics": [name for name, _ in named[:-1]]}
-
-
-def _crumb_position(entry: Node) -> int:
-    return entry.int("position") or 0
-
-
-def _crumb_name(entry: Node) -> str | None:
-    """A crumb's ``name``, else its ``item``'s (``item`` is an object or a URL)."""
-    item = entry.node("item") if isinstance(entry.value("item"), dict) else None
-    return clean_text(entry.str("name") or (item.str("name") if item is not None else None))
-
-
-def _crumb_url(entry: Node) -> str | None:
-    if not isinstance(entry.value("item"), dict):
-        return entry.str("item")
-    item = entry.node("item")
-    return (item.str("@id") or item.str("url")) if item is not None else None
-
-
-def _meta_fields(doc: Document) -> dict[str, Any]:
-    """Name from the title; description, or related tags from Medium's boilerplate."""
-    fields: dict[str, Any] = {}
-    titles = [*(str(t) for t in doc.xpath("//title/text()")), doc.meta.get("og:title", "")]
-    for title in titles:
-        match = _TITLE_RE.match(clean_text(title[:MAX_META_TEXT]) or "")
-        if match:
-            fields["name"] = clean_text(match.group("name"))
-            break
-    text = clean_text(doc.meta.get("description") or doc.meta.get("og:description"))
-    if not text or len(text) > MAX_META_TEXT:  # Medium's boilerplate is a sentence or two
-        return fields
-    boilerplate = _BOILERPLATE_RE.match(text)
-    if boilerplate:
-        fields["related_tags"] = _related_from_boilerplate(boilerplate.group("related") or "")
-    elif fields.get("name"):
-        fields["description"] = clean_text(text.removeprefix(f"{fields['name']} on Medium:"))
-    return fields
-
-
-def _related_from_boilerplate(listing: str) -> list[str]:
-    """``"Deep Learning, Pytorch, and more"`` → ``["deep-learning", "pytorch"]``."""
-    names = [clean_text(part) for part in _RELATED_SPLIT_RE.split(listing)]
-    slugs = [tag_slug(name) for name in names if name and name.lower() != "more"]
-    return unique([s for s in slugs if s])
-
-
-def _dom_fields(outline: TagOutline) -> dict[str, Any]:
-    crumbs = outline.breadcrumb or outline.above_title
-    related = list(outline.marked_related)
-    for block in outline.blocks:
-        if block.key in RELATED_KEYS:
-            related += block.all_links("tag")
-    return {
-        "name": outline.name,
-        "parent_topics": unique([text for text, _ in crumbs if text]),
-        "related_tags": unique([link.key for _, link in related]),
-        **outline.counts,
-    }
 
 
 # --- sections and stories ---------------------------------------------------
@@ -302,92 +211,7 @@ def _merge_stories(
     return list(stories.values())
 
 
-# --- accounts ---------------------------------------------------------------
-
-
-def _who_to_follow(outline: TagOutline, state: State | None) -> list[dict[str, str | None]]:
-    """Accounts of the "Who to follow" section: ``{kind, id, username|slug, name}``."""
-    block = outline.block(WHO_TO_FOLLOW)
-    if block is None:
-        return []
-    accounts = _Accounts(state)
-    entries: dict[tuple[str, str], dict[str, str | None]] = {}
-    for name, link in block.all_links("author", "publication"):
-        if name:
-            entries.setdefault((link.kind, link.key), accounts.entry(link, name))
-    return list(entries.values())
-
-
-class _Accounts:
-    """Users and collections of the state by username / slug / domain (built once)."""
-
-    def __init__(self, state: State | None) -> None:
-        self.users: dict[str, Node] = {}
-        self.collections: dict[str, Node] = {}
-        if state is None:
-            return
-        for user in state.entities("User"):
-            username = user.str("username")
-            if username:
-                self.users.setdefault(username.lower().lstrip("@"), user)
-        for collection in state.entities(*_COLLECTIONS):
-            for key in (collection.str("slug"), collection.str("domain")):
-                if key:
-                    self.collections.setdefault(key.lower(), collection)
-
-    def entry(self, link: MediumLink, name: str) -> dict[str, str | None]:
-        if link.kind == "author":
-            username = link.url.rsplit("/@", 1)[-1]
-            user = self.users.get(username.lower())
-            return {
-                "kind": "author",
-                "id": lower_id(user.id) if user is not None else None,
-                "username": username,
-                "name": name,
-            }
-        # A publication on its own domain is linked (and keyed) by that domain.
-        collection = self.collections.get(link.key)
-        slug = collection.str("slug") if collection is not None else None
-        return {
-            "kind": "publication",
-            "id": lower_id(collection.id) if collection is not None else None,
-            "slug": slug or (None if "." in link.key else link.key),
-            "name": name,
-        }
-
-
-def _state_entities(
-    state: State | None,
-    stories: list[Story],
-    who: list[dict[str, str | None]],
-    writers: list[Node],
-    scraped_at: str,
-) -> list[Item]:
-    """Authors and publications of the stories, of "Who to follow" and the top writers."""
-    if state is None:
-        return []
-    wanted: dict[tuple[str, str], None] = {}  # (typename, id) in first-seen order
-    pairs = [(t, i) for story in stories for t, i in _story_entities(story)]
-    pairs += [("User" if e["kind"] == "author" else "Collection", e["id"]) for e in who]
-    pairs += [("User", lower_id(user.id)) for user in writers]
-    for typename, found_id in pairs:
-        if found_id:
-            wanted.setdefault((typename, found_id))
-    items: list[Item] = []
-    for typename, entity_id in wanted:
-        if typename == "User":
-            user = state.entity("User", entity_id)
-            if user is not None:
-                items.append(author_from_user(user, scraped_at))
-            continue
-        collection = state.entity("Collection", entity_id) or state.entity("Publication", entity_id)
-        if collection is not None:
-            items.append(publication_from_collection(collection, scraped_at))
-    return items
-
-
-def _story_entities(story: Story) -> list[tuple[str, str | None]]:
-    return [("User", story.author_id), ("Collection", story.publication_id)]
+# --- links ------------------------------------------------------------------
 
 
 def _page_links(

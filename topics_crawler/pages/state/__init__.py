@@ -53,7 +53,9 @@ from topics_crawler.pages.state.decode import (
     strip_xssi,
 )
 from topics_crawler.pages.state.keys import split_field_key
-from topics_crawler.pages.state.reader import Call, Node, State, kind_of, reference_key
+from topics_crawler.pages.state.node import Call, Node
+from topics_crawler.pages.state.reader import State
+from topics_crawler.pages.state.values import kind_of, reference_key
 
 __all__ = [
     "Call",
