@@ -207,18 +207,22 @@ def refuse(spider: str | None, why: str, status: int = ARGUMENT_ERROR_EXIT) -> N
 
 
 class Command(ScrapyCrawlCommand):
+    #: Whether Scrapyd runs this crawl (a ``_job`` spider argument): read with the options.
+    under_scrapyd = False
+
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         """Read the options and check them (:meth:`check_options`); a refusal is one line on
         stderr and in ``LOG_FILE``, and the exit status."""
+        self.under_scrapyd = scrapyd_job(opts.spargs) is not None  # -a as given, read or not
         try:
             self.check_options(args, opts)
         except Refusal as refusal:
-            self.say(refusal.line, scrapyd_job(opts.spargs) is not None, refusal.status)
+            self.say(refusal.line, refusal.status)
             raise SystemExit(refusal.status) from None
 
-    def say(self, line: str, under_scrapyd: bool, status: int = CRAWL_FAILURE_EXIT) -> None:
+    def say(self, line: str, status: int = CRAWL_FAILURE_EXIT) -> None:
         """One line on stderr, and in ``LOG_FILE`` when set (an error unless ``status`` 0)."""
-        print(console_line(line, under_scrapyd), file=sys.stderr, flush=True)
+        print(console_line(line, self.under_scrapyd), file=sys.stderr, flush=True)
         if self.settings is not None:
             log_to_file(self.settings, line, logging.INFO if status == 0 else logging.ERROR)
 
@@ -266,14 +270,13 @@ class Command(ScrapyCrawlCommand):
             started.add_done_callback(lambda task: not_started.extend(start_failure(task)))
         self.crawler_process.start()
         for reason in not_started:
-            line = command_says(args[0], f"crawl not started: {reason}")
-            self.say(line, scrapyd_job(opts.spargs) is not None)
+            self.say(command_says(args[0], f"crawl not started: {reason}"))
         if self.crawler_process.bootstrap_failed:
             self.exitcode = CRAWL_FAILURE_EXIT
         else:
             self.exitcode = crawl_exit_code(crawler)
             if not not_started:
-                print_closing_lines(crawler, scrapyd_job(opts.spargs) is not None)
+                print_closing_lines(crawler, self.under_scrapyd)
 
 
 def print_closing_lines(crawler: Crawler, under_scrapyd: bool = False) -> None:
