@@ -7,12 +7,15 @@ same commands from an installed wheel.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from topics_crawler.cli import main
 from topics_crawler.cli.scrapy_command import exit_status, names_a_spider
+from topics_crawler.commands.refusal import INVOKED_AS
 
 
 @pytest.fixture
@@ -51,16 +54,44 @@ def test_scrapy_settings_reads_the_project_settings_from_anywhere(
     assert capsys.readouterr().out.strip() == "topics_crawler"
 
 
-@pytest.mark.parametrize("spider", [[], ["topics"]])
-def test_crawl_refuses_a_bad_argument_like_scrapy_crawl(
-    elsewhere: Path, capsys: pytest.CaptureFixture[str], spider: list[str]
+@pytest.mark.parametrize(
+    ("run_as", "named"),
+    [
+        (["/usr/local/bin/topics-crawler", "crawl"], "topics-crawler crawl"),
+        (["/usr/local/bin/topics-crawler", "crawl", "topics"], "topics-crawler crawl"),
+        (["/src/topics_crawler/__main__.py", "crawl"], "python -m topics_crawler crawl"),
+    ],
+)
+def test_crawl_refuses_a_bad_argument_like_scrapy_crawl_naming_itself(
+    elsewhere: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    run_as: list[str],
+    named: str,
 ) -> None:
-    assert main(["crawl", *spider, "-a", "tags=ai", "-a", "max_stories=ten"]) == 2
+    monkeypatch.setattr(sys, "argv", [*run_as, "-a", "tags=ai", "-a", "max_stories=ten"])
+    assert main() == 2
     output = capsys.readouterr()
     assert output.out == ""
-    assert output.err.splitlines() == [
-        "scrapy crawl topics: error: max_stories: 'ten' is not a whole number"
-    ]
+    assert output.err.splitlines() == [f"{named}: error: max_stories: 'ten' is not a whole number"]
+    assert list(elsewhere.iterdir()) == []
+    assert INVOKED_AS.get() is None  # a scrapy crawl run next in this process says scrapy crawl
+
+
+def test_the_installed_crawl_command_names_itself_in_its_refusal(elsewhere: Path) -> None:
+    command = Path(sys.executable).with_name("topics-crawler")  # [project.scripts]
+    process = subprocess.run(
+        [str(command), "crawl", "-a", "nosuch=1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert process.returncode == 2, process.stderr
+    assert process.stdout == ""
+    lines = process.stderr.splitlines()
+    assert len(lines) == 1, process.stderr
+    assert lines[0].startswith("topics-crawler crawl: error: unknown argument nosuch (")
     assert list(elsewhere.iterdir()) == []
 
 

@@ -169,7 +169,7 @@ def test_a_bad_argument_is_one_line_and_exit_status_2(installed: Installed) -> N
     process = installed.run("topics-crawler", "crawl", "-a", "tags=ai", "-a", "max_stories=ten")
     assert process.returncode == 2
     assert process.stderr.splitlines() == [
-        "scrapy crawl topics: error: max_stories: 'ten' is not a whole number"
+        "topics-crawler crawl: error: max_stories: 'ten' is not a whole number"
     ]
     assert list(installed.home.iterdir()) == []
 

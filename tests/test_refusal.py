@@ -12,7 +12,13 @@ import pytest
 from scrapy.settings import Settings
 
 from tests.in_process import scrapy_crawl
-from topics_crawler.commands.refusal import console_line, log_to_file, scrapyd_job
+from topics_crawler.commands.refusal import (
+    INVOKED_AS,
+    command_says,
+    console_line,
+    log_to_file,
+    scrapyd_job,
+)
 
 LOG_LINE = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[topics_crawler\.commands\.crawl\] "
 
@@ -86,3 +92,21 @@ def test_an_unwritable_log_file_leaves_the_line_to_stderr(tmp_path: Path) -> Non
     log_to_file(Settings({"LOG_FILE": str(tmp_path / "missing" / "crawl.log")}), "x")
     log_to_file(Settings({"LOG_FILE": str(tmp_path), "LOG_LEVEL": 10}), "a folder")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refusal_names_the_command_that_was_run() -> None:
+    assert command_says("topics", "give at least one tag") == (
+        "scrapy crawl topics: error: give at least one tag"
+    )
+    assert command_says(None, "Invalid -s value") == "scrapy crawl: error: Invalid -s value"
+    assert command_says("topics", "nothing to do", None) == "scrapy crawl topics: nothing to do"
+    invoked = INVOKED_AS.set("topics-crawler crawl")
+    try:
+        assert command_says("topics", "no output", "warning") == (
+            "topics-crawler crawl: warning: no output"
+        )
+        assert command_says(None, "Invalid -s value") == (
+            "topics-crawler crawl: error: Invalid -s value"
+        )
+    finally:
+        INVOKED_AS.reset(invoked)

@@ -39,8 +39,9 @@ PASSTHROUGH: dict[str, tuple[str, str]] = {
     "site": ("topics_crawler.site.__main__:main", "serve the local Medium-like site"),
     "demo": ("topics_crawler.site.demo:main", "the whole product on the local site, offline"),
 }
-#: Pass-through commands whose function names the program in its help (``prog=``).
-NAMED = {"site", "demo"}
+#: Pass-through commands whose function names the program (``prog=``): in its help, in the
+#: crawl's refusals (``topics-crawler crawl: error: …``).
+NAMED = {"crawl", "site", "demo"}
 USAGE_ERROR = 2
 CONSOLE_SCRIPT = "topics-crawler"  # [project.scripts] in pyproject.toml
 

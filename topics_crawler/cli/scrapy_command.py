@@ -9,7 +9,9 @@ any other Scrapy command (``settings --get RATE_START``, ``parse``, ``shell``, `
 
 Both go through Scrapy's own entry point (:func:`scrapy.cmdline.execute`) with
 ``SCRAPY_SETTINGS_MODULE`` set to ``topics_crawler.settings`` in this process, unless it is
-already set (a settings module of your own that imports the project's).
+already set (a settings module of your own that imports the project's). A crawl that
+``topics-crawler crawl`` refuses says so as ``topics-crawler crawl: error: …``
+(:data:`topics_crawler.commands.refusal.INVOKED_AS`), not ``scrapy crawl topics: error: …``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from scrapy.cmdline import ScrapyArgumentParser, execute
 from scrapy.settings import Settings
 
 from topics_crawler.commands.crawl import Command as CrawlCommand
+from topics_crawler.commands.refusal import INVOKED_AS
 
 SETTINGS_MODULE = "topics_crawler.settings"
 SPIDER = "topics"  # the project's one spider
@@ -57,12 +60,17 @@ def names_a_spider(args: list[str]) -> bool:
     return bool(known.names)
 
 
-def crawl(argv: list[str]) -> int:
-    """``topics-crawler crawl …``: ``scrapy crawl topics …`` (the spider name optional)."""
+def crawl(argv: list[str], prog: str = "topics-crawler crawl") -> int:
+    """``topics-crawler crawl …``: ``scrapy crawl topics …`` (the spider name optional);
+    ``prog`` is the command its refusals name (``topics-crawler crawl: error: …``)."""
     asks_help = any(arg in ("-h", "--help") for arg in argv)
     if not asks_help and not names_a_spider(argv):
         argv = [SPIDER, *argv]
-    return run_scrapy(["crawl", *argv])
+    invoked = INVOKED_AS.set(prog)
+    try:
+        return run_scrapy(["crawl", *argv])
+    finally:
+        INVOKED_AS.reset(invoked)
 
 
 def scrapy(argv: list[str]) -> int:

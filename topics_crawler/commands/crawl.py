@@ -57,7 +57,14 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
-from topics_crawler.commands.refusal import Refusal, console_line, log_to_file, scrapyd_job
+from topics_crawler.commands.refusal import (
+    Refusal,
+    command_name,
+    command_says,
+    console_line,
+    log_to_file,
+    scrapyd_job,
+)
 from topics_crawler.commands.settings_check import settings_error
 from topics_crawler.errors import (
     CrawlNotStarted,
@@ -192,26 +199,30 @@ def start_failure(task: asyncio.Future[Any]) -> list[str]:
     return []
 
 
-def refuse(line: str, status: int = ARGUMENT_ERROR_EXIT) -> NoReturn:
-    """Stop with one line (an error, or that there is nothing to do) and ``status``, before
-    any crawl machinery starts: :meth:`Command.process_options` prints it on stderr and
-    writes it to ``LOG_FILE`` (:mod:`topics_crawler.commands.refusal`)."""
-    raise Refusal(line, status)
+def refuse(spider: str | None, why: str, status: int = ARGUMENT_ERROR_EXIT) -> NoReturn:
+    """Stop with one line (an error, or, with ``status`` 0, that there is nothing to do)
+    and ``status``, before any crawl machinery starts: :meth:`Command.process_options`
+    prints it on stderr and writes it to ``LOG_FILE`` (:mod:`topics_crawler.commands.refusal`)."""
+    raise Refusal(command_says(spider, why, "error" if status != ExitCode.DONE else None), status)
 
 
 class Command(ScrapyCrawlCommand):
+    #: Whether Scrapyd runs this crawl (a ``_job`` spider argument): read with the options.
+    under_scrapyd = False
+
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         """Read the options and check them (:meth:`check_options`); a refusal is one line on
         stderr and in ``LOG_FILE``, and the exit status."""
+        self.under_scrapyd = scrapyd_job(opts.spargs) is not None  # -a as given, read or not
         try:
             self.check_options(args, opts)
         except Refusal as refusal:
-            self.say(refusal.line, scrapyd_job(opts.spargs) is not None, refusal.status)
+            self.say(refusal.line, refusal.status)
             raise SystemExit(refusal.status) from None
 
-    def say(self, line: str, under_scrapyd: bool, status: int = CRAWL_FAILURE_EXIT) -> None:
+    def say(self, line: str, status: int = CRAWL_FAILURE_EXIT) -> None:
         """One line on stderr, and in ``LOG_FILE`` when set (an error unless ``status`` 0)."""
-        print(console_line(line, under_scrapyd), file=sys.stderr, flush=True)
+        print(console_line(line, self.under_scrapyd), file=sys.stderr, flush=True)
         if self.settings is not None:
             log_to_file(self.settings, line, logging.INFO if status == 0 else logging.ERROR)
 
@@ -219,29 +230,30 @@ class Command(ScrapyCrawlCommand):
         try:
             super().process_options(args, opts)  # -a / -s / -o syntax
         except UsageError as exc:
-            refuse(f"scrapy crawl: error: {exc}")
+            refuse(None, str(exc))
         if len(args) != 1:
-            refuse("scrapy crawl: error: name one spider, e.g. scrapy crawl topics -a tags=ai")
+            refuse(None, f"name one spider, e.g. {command_name(None)} topics -a tags=ai")
+        spider = args[0]
         assert self.settings is not None
-        error = spider_argument_error(args[0], opts.spargs, self.settings)
+        error = spider_argument_error(spider, opts.spargs, self.settings)
         if error is not None:
-            refuse(f"scrapy crawl {args[0]}: error: {error}")
+            refuse(spider, error)
         feed_error = mixed_feed_error(self.settings) or feed_append_error(self.settings)
         if feed_error is not None:
-            refuse(f"scrapy crawl {args[0]}: error: {feed_error}")
+            refuse(spider, feed_error)
         expand_per_type_feeds(self.settings, "cmdline")  # the files each check and add-on sees
         bad_setting = settings_error(self.settings)
         if bad_setting is not None:
-            refuse(f"scrapy crawl {args[0]}: error: {bad_setting}")
+            refuse(spider, bad_setting)
         not_started = preflight_failure(self.settings)
         if isinstance(not_started, NothingToDo):
-            refuse(f"scrapy crawl {args[0]}: {not_started}", ExitCode.DONE)
+            refuse(spider, str(not_started), ExitCode.DONE)
         why = not_started or log_file_error(self.settings) or mirror_not_answering(self.settings)
         if why is not None:
-            refuse(f"scrapy crawl {args[0]}: error: crawl not started: {why}", CRAWL_FAILURE_EXIT)
+            refuse(spider, f"crawl not started: {why}", CRAWL_FAILURE_EXIT)
         if self.settings.get("LOG_FILE") and not has_output(self.settings):
             # the log says so too, but a log file is not what the person at the terminal reads
-            print(f"scrapy crawl {args[0]}: warning: {NO_OUTPUT_WARNING}", file=sys.stderr)
+            print(command_says(spider, NO_OUTPUT_WARNING, "warning"), file=sys.stderr)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         """Scrapy's crawl, through the public ``CrawlerProcess`` API, keeping the crawler.
@@ -258,14 +270,13 @@ class Command(ScrapyCrawlCommand):
             started.add_done_callback(lambda task: not_started.extend(start_failure(task)))
         self.crawler_process.start()
         for reason in not_started:
-            line = f"scrapy crawl {args[0]}: error: crawl not started: {reason}"
-            self.say(line, scrapyd_job(opts.spargs) is not None)
+            self.say(command_says(args[0], f"crawl not started: {reason}"))
         if self.crawler_process.bootstrap_failed:
             self.exitcode = CRAWL_FAILURE_EXIT
         else:
             self.exitcode = crawl_exit_code(crawler)
             if not not_started:
-                print_closing_lines(crawler, scrapyd_job(opts.spargs) is not None)
+                print_closing_lines(crawler, self.under_scrapyd)
 
 
 def print_closing_lines(crawler: Crawler, under_scrapyd: bool = False) -> None:

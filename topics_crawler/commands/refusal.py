@@ -11,12 +11,17 @@ string* (``scrapyd/launcher.py``, ``errReceived``): a ``{`` or ``}`` in the line
 ``-s FEEDS={…}`` in a command line — makes its console print "Unable to format event"
 instead of the line. Under Scrapyd (a ``_job`` spider argument) the braces written to
 stderr are doubled, so its console shows them once.
+
+Each line begins with the command the person ran (:func:`command_name`): ``scrapy crawl
+topics: error: …``, or ``topics-crawler crawl: error: …`` when the ``topics-crawler`` entry
+point ran Scrapy's command line (it says so through :data:`INVOKED_AS`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from topics_crawler.errors import ExitCode
@@ -28,6 +33,10 @@ logger = logging.getLogger("topics_crawler.commands.crawl")
 
 #: The spider argument Scrapyd adds to every job it starts (its job id).
 SCRAPYD_JOB_ARGUMENT = "_job"
+#: The command the person ran, when it is not ``scrapy crawl``: set by the entry point that
+#: runs Scrapy's command line for them (``topics-crawler crawl``,
+#: :mod:`topics_crawler.cli.scrapy_command`) while it runs.
+INVOKED_AS: ContextVar[str | None] = ContextVar("invoked_as", default=None)
 
 
 class Refusal(Exception):
@@ -51,6 +60,22 @@ def scrapyd_job(spider_arguments: Mapping[str, str] | Iterable[str]) -> str | No
         if name == SCRAPYD_JOB_ARGUMENT:
             return value
     return None
+
+
+def command_name(spider: str | None) -> str:
+    """The command a refusal line begins with: what :data:`INVOKED_AS` holds, else
+    ``scrapy crawl <spider>`` (``scrapy crawl`` while the spider is not known)."""
+    invoked = INVOKED_AS.get()
+    if invoked is not None:
+        return invoked
+    return f"scrapy crawl {spider}" if spider else "scrapy crawl"
+
+
+def command_says(spider: str | None, text: str, kind: str | None = "error") -> str:
+    """``<command>: <kind>: <text>`` (``<command>: <text>`` without a ``kind``), the command
+    named by :func:`command_name`: ``scrapy crawl topics: error: give at least one tag``."""
+    said = f"{kind}: {text}" if kind else text
+    return f"{command_name(spider)}: {said}"
 
 
 def console_line(line: str, under_scrapyd: bool) -> str:
