@@ -22,7 +22,8 @@ from topics_crawler.site.content import default_site
 from topics_crawler.site.graphql import graphql_response
 from topics_crawler.site.model import SiteContent
 from topics_crawler.spiders import _history as history_module
-from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders._argument_values import SpiderArgumentError
+from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._history import (
     HISTORY_FALLBACK,
     HISTORY_TAG_META,

@@ -84,7 +84,8 @@ from topics_crawler.middlewares.blocked import RENDER_REASON_META
 from topics_crawler.middlewares.render_policy import HISTORY_FALLBACK
 from topics_crawler.pages import PageResult
 from topics_crawler.scheduling.queue_length import requests_waiting
-from topics_crawler.spiders._arguments import FIRST_YEAR, CrawlOptions
+from topics_crawler.spiders._argument_values import FIRST_YEAR
+from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
 from topics_crawler.spiders._memberships import listed_stories
 from topics_crawler.spiders._missing_tags import TAG_NOT_FOUND, MissingTags

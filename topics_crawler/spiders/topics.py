@@ -45,12 +45,8 @@ from topics_crawler.pipelines.access import wanted
 from topics_crawler.safety.secrets import SESSION_META
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
 from topics_crawler.signals import page_failed
-from topics_crawler.spiders._arguments import (
-    NO_TAGS,
-    SPIDER_ARGUMENTS,
-    CrawlOptions,
-    SpiderArgumentError,
-)
+from topics_crawler.spiders._argument_values import SpiderArgumentError
+from topics_crawler.spiders._arguments import NO_TAGS, SPIDER_ARGUMENTS, CrawlOptions
 from topics_crawler.spiders._author_archive import AuthorArchivePager
 from topics_crawler.spiders._day_archive import DayArchiveWalker
 from topics_crawler.spiders._feed import FeedSource
