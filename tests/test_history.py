@@ -27,12 +27,11 @@ from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._history import (
     HISTORY_FALLBACK,
     HISTORY_TAG_META,
-    LISTING_PRIORITY,
-    QUEUE_AHEAD_PAGES,
     HistoryPager,
     TagListing,
-    history_ranges,
 )
+from topics_crawler.spiders._history_span import history_ranges
+from topics_crawler.spiders._listing_requests import LISTING_PRIORITY, QUEUE_AHEAD_PAGES
 from topics_crawler.spiders._paging import Callbacks
 from topics_crawler.spiders.topics import TopicsSpider
 

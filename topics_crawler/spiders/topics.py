@@ -57,12 +57,10 @@ from topics_crawler.spiders._helpers import (
     response_encoding,
     seen_with_session,
 )
-from topics_crawler.spiders._history import (
-    HistoryPager,
-    count_expected_history,
-    is_history_fallback,
-)
+from topics_crawler.spiders._history import HistoryPager
+from topics_crawler.spiders._history_span import count_expected_history
 from topics_crawler.spiders._left_medium import LeftMediumHosts
+from topics_crawler.spiders._listing_requests import is_history_fallback
 from topics_crawler.spiders._memberships import section_stories
 from topics_crawler.spiders._missing_tags import MissingTags, missing_tag
 from topics_crawler.spiders._refetch import REFETCH_META, Refetcher
