@@ -22,7 +22,8 @@ from topics_crawler.pipelines.access import AccessFilterPipeline
 from topics_crawler.site.content import default_site
 from topics_crawler.site.render import story_page
 from topics_crawler.site.server import SiteServer
-from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders._argument_values import SpiderArgumentError
+from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._helpers import seen_with_session
 
 LOCKED = "story_humanparts_the-mtg-color-wheel-c9700a7cf36d__postlight-2023.html"

@@ -20,8 +20,8 @@ from topics_crawler.output.per_type import (
 )
 from topics_crawler.site.server import SiteView
 
-STORY = "topics_crawler.items.classes.Story"
-AUTHOR = "topics_crawler.items.classes.Author"
+STORY = "topics_crawler.items.stories.Story"
+AUTHOR = "topics_crawler.items.accounts.Author"
 
 
 def project_settings(feeds: dict[str, dict[str, object]]) -> Settings:

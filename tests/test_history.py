@@ -22,16 +22,16 @@ from topics_crawler.site.content import default_site
 from topics_crawler.site.graphql import graphql_response
 from topics_crawler.site.model import SiteContent
 from topics_crawler.spiders import _history as history_module
-from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders._argument_values import SpiderArgumentError
+from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._history import (
     HISTORY_FALLBACK,
     HISTORY_TAG_META,
-    LISTING_PRIORITY,
-    QUEUE_AHEAD_PAGES,
     HistoryPager,
     TagListing,
-    history_ranges,
 )
+from topics_crawler.spiders._history_span import history_ranges
+from topics_crawler.spiders._listing_requests import LISTING_PRIORITY, QUEUE_AHEAD_PAGES
 from topics_crawler.spiders._paging import Callbacks
 from topics_crawler.spiders.topics import TopicsSpider
 

@@ -22,7 +22,8 @@ from topics_crawler.site.content import default_site
 from topics_crawler.site.graphql import archive_stories
 from topics_crawler.site.model import SiteContent
 from topics_crawler.site.server import SiteServer
-from topics_crawler.spiders._history import QUEUE_AHEAD_PAGES, history_ranges
+from topics_crawler.spiders._history_span import history_ranges
+from topics_crawler.spiders._listing_requests import QUEUE_AHEAD_PAGES
 
 pytestmark = pytest.mark.integration
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.in_process import python_m
-from topics_crawler.spiders._arguments import CrawlOptions, SpiderArgumentError
+from topics_crawler.spiders._argument_values import SpiderArgumentError
+from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders.topics import TopicsSpider
 
 

@@ -45,7 +45,7 @@ TABLE_EXPORTERS: tuple[type, ...] = (CsvItemExporter, ParquetItemExporter)
 
 
 def class_path(item_class: type) -> str:
-    """The import path of an item class (``topics_crawler.items.classes.Story``)."""
+    """The import path of an item class (``topics_crawler.items.stories.Story``)."""
     return f"{item_class.__module__}.{item_class.__qualname__}"
 
 

@@ -68,7 +68,11 @@ from topics_crawler.spiders._helpers import (
     request_of,
     response_encoding,
 )
-from topics_crawler.spiders._history import WaitingCount, fallback_request, listing_priority
+from topics_crawler.spiders._listing_requests import (
+    WaitingCount,
+    fallback_request,
+    listing_priority,
+)
 from topics_crawler.spiders._memberships import listed_stories
 from topics_crawler.spiders._missing_tags import NOT_FOUND_STATUSES, MissingTags
 from topics_crawler.spiders._paging import (

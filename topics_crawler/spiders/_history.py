@@ -24,15 +24,9 @@ listed again from the start through its day archive (:mod:`topics_crawler.spider
 ``history/switched_to_day_archive``). A pager built without that stand-in requests the tag
 page again with ``meta["render_reason"] = "history_fallback"``, for the browser path.
 
-Listing requests go before the story pages they produce, until more than
-``QUEUE_AHEAD_PAGES`` pages' worth of requests wait in the scheduler: then the next one
-waits behind them. "Waiting" is what the scheduler itself says
-(:func:`~topics_crawler.scheduling.queue_length.requests_waiting`, the same for Scrapy's, the
-journal and the Redis scheduler; on Redis the shared queue as this worker sees it), read
-when the next listing request is made, before the page's own stories are scheduled; so
-the listing runs at most that bound, plus one page, plus what is being downloaded, ahead
-of the stories it listed, and the queue (each request holding its card) stays a few
-pages long however large the archive.
+Listing requests go before the story pages they produce, until the scheduler holds a few
+pages' worth: :mod:`topics_crawler.spiders._listing_requests`. The time ranges and the
+expected size of a history: :mod:`topics_crawler.spiders._history_span`.
 
 Stats: ``history/requests``, ``history/pages``, ``history/stories``,
 ``history/done``, ``history/source/graphql`` (tags the GraphQL listing completed),
@@ -53,16 +47,10 @@ from typing import Any, ClassVar, Protocol, Unpack
 
 from scrapy import Request
 from scrapy.http import Response
-from scrapy.statscollectors import StatsCollector
 from twisted.python.failure import Failure
 
 from topics_crawler import settings as defaults
-from topics_crawler.extensions.progress import (
-    HISTORY_CLAIMED_PREFIX,
-    HISTORY_EXPECTED_STAT,
-    HISTORY_LISTED_PREFIX,
-    HISTORY_SIZED_TAGS_STAT,
-)
+from topics_crawler.extensions.progress import HISTORY_LISTED_PREFIX
 from topics_crawler.graphql import (
     GRAPHQL_URL,
     MAX_PAGE_SIZE,
@@ -79,13 +67,17 @@ from topics_crawler.graphql import (
 from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
 from topics_crawler.items import TagStory
 from topics_crawler.items.listing import HISTORY
-from topics_crawler.items.values import format_timestamp, parse_timestamp
-from topics_crawler.middlewares.blocked import RENDER_REASON_META
+from topics_crawler.items.values import format_timestamp
 from topics_crawler.middlewares.render_policy import HISTORY_FALLBACK
 from topics_crawler.pages import PageResult
 from topics_crawler.scheduling.queue_length import requests_waiting
-from topics_crawler.spiders._arguments import FIRST_YEAR, CrawlOptions
 from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._history_span import history_ranges, in_history_days
+from topics_crawler.spiders._listing_requests import (
+    WaitingCount,
+    fallback_request,
+    listing_priority,
+)
 from topics_crawler.spiders._memberships import listed_stories
 from topics_crawler.spiders._missing_tags import TAG_NOT_FOUND, MissingTags
 from topics_crawler.spiders._paging import (
@@ -101,44 +93,9 @@ from topics_crawler.spiders._paging import (
 HISTORY_TAG_META = "history_tag"
 #: Request meta key: the tag's paging state (:class:`TagListing`) as of this request.
 HISTORY_STATE_META = "history_listing"
-#: Listing requests go before story pages, so paging never waits behind a page's stories…
-LISTING_PRIORITY = 10
-#: …unless this many listing pages' worth of requests already wait in the scheduler: then
-#: the next listing page waits behind them, so the queue (each request holding its card)
-#: stays a few pages long and memory does not grow with the archive's size.
-QUEUE_AHEAD_PAGES = 4
 
-#: How many requests wait in the scheduler now (None: it cannot say).
-WaitingCount = Callable[[], int | None]
 #: ``stand_in(listing, why)``: the requests that list a tag whose GraphQL listing failed.
 StandIn = Callable[["TagListing", str | None], Iterator[Request]]
-
-
-def history_ranges(since: date | None, until: date | None, today: date) -> list[TimeRange]:
-    """Time ranges covering the months of ``since`` to ``until`` (None: from Medium's first
-    year / to today), newest first, in as few requests as possible: whole years, and months
-    only for the part of the first and last years that is not a whole year (the current
-    year counts as whole when the range runs to today: it has no later stories)."""
-    if since is None and until is None:
-        return [TimeRange.all_time()]
-    first = since or date(FIRST_YEAR, 1, 1)
-    last = min(until or today, today)
-    open_end = until is None or until >= today
-    ends_year = open_end or last.month == 12
-    if first.year == last.year:
-        if first.month == 1 and ends_year:
-            return [TimeRange.in_year(first.year)]
-        return [TimeRange.in_month(first.year, m) for m in range(last.month, first.month - 1, -1)]
-    if ends_year:
-        ranges = [TimeRange.in_year(last.year)]
-    else:
-        ranges = [TimeRange.in_month(last.year, m) for m in range(last.month, 0, -1)]
-    ranges += [TimeRange.in_year(year) for year in range(last.year - 1, first.year, -1)]
-    if first.month == 1:
-        ranges.append(TimeRange.in_year(first.year))
-    else:
-        ranges += [TimeRange.in_month(first.year, m) for m in range(12, first.month - 1, -1)]
-    return ranges
 
 
 #: Cursors a listing keeps for its loop check: the last pages' (a server that loops
@@ -267,7 +224,7 @@ class HistoryPager(Pager[TagListing]):
         page = read_archive_response(response.body, listing.seen_cursors)
         if isinstance(page, ArchiveFailure):
             return None, self.fail(listing, page.reason, self._detail(page))
-        nodes = [node for node in page.nodes if self._in_range(node)]
+        nodes = [node for node in page.nodes if in_history_days(node, self.since, self.until)]
         if len(nodes) < len(page.nodes):
             self.stats.inc_value("history/out_of_range", len(page.nodes) - len(nodes))
         nodes = nodes[: self.remaining(listing)]
@@ -356,19 +313,6 @@ class HistoryPager(Pager[TagListing]):
     def _detail(self, failure: ArchiveFailure) -> str:
         return failure_detail(self.stats, OPERATION_NAME, failure)
 
-    def _in_range(self, node: dict[str, Any]) -> bool:
-        """A listed post published within the history's days (the time ranges are whole
-        months: a ``since``/``until`` day inside one leaves some out); kept when undated."""
-        if self.since is None and self.until is None:
-            return True
-        published = parse_timestamp(node.get("firstPublishedAt"))[0]
-        if published is None:
-            return True
-        day = date.fromisoformat(published[:10])
-        return (self.since is None or day >= self.since) and (
-            self.until is None or day <= self.until
-        )
-
     def _finish(self, listing: TagListing, why: str) -> Iterator[Request]:
         self.stats.set_value(f"{HISTORY_LISTED_PREFIX}{listing.tag}", listing.taken)
         self.stats.inc_value("history/done")
@@ -405,52 +349,3 @@ class HistoryPager(Pager[TagListing]):
                 "handle_httpstatus_list": GRAPHQL_ERROR_STATUSES,
             },
         )
-
-
-def listing_priority(
-    waiting: int | None, page_stories: int, stats: StatsCollector, name: str
-) -> int:
-    """A listing request's priority: :data:`LISTING_PRIORITY` (before the story pages), or
-    below them when more than :data:`QUEUE_AHEAD_PAGES` pages' worth (``page_stories`` a
-    page) of requests wait in the scheduler (``<name>/waited_for_queue``;
-    ``<name>/queue_unknown`` when it cannot say)."""
-    if waiting is None:
-        stats.inc_value(f"{name}/queue_unknown")
-    elif waiting > QUEUE_AHEAD_PAGES * page_stories:
-        stats.inc_value(f"{name}/waited_for_queue")
-        return -LISTING_PRIORITY
-    return LISTING_PRIORITY
-
-
-def fallback_request(tag_url: str, callbacks: Callbacks) -> Request:
-    """The tag page again, flagged for the browser path (it passed the dupefilter once)."""
-    return callbacks.request(
-        tag_url,
-        dont_filter=True,
-        meta={"entity_kind": "tag", RENDER_REASON_META: HISTORY_FALLBACK},
-    )
-
-
-def is_history_fallback(response: Response) -> bool:
-    """True for the tag page requested because the history failed."""
-    return response.meta.get(RENDER_REASON_META) == HISTORY_FALLBACK
-
-
-def count_expected_history(
-    stats: StatsCollector, result: PageResult, options: CrawlOptions
-) -> None:
-    """Add a tag page's story count (capped by ``options.max_stories``) to the history's
-    known size, which the progress line turns into a share done and an ETA. Only for
-    all-time histories: the count of a ``since``/``until`` range is not on the page."""
-    if options.since is not None or options.until is not None:
-        return
-    for page in result.items_of("tag_page"):
-        count = getattr(page, "story_count", None)
-        if count:
-            cap = options.max_stories
-            expected = min(count, cap) if cap else count
-            stats.inc_value(HISTORY_EXPECTED_STAT, expected)
-            stats.inc_value(HISTORY_SIZED_TAGS_STAT)
-            tag = getattr(page, "tag", None)
-            if tag:  # the tag's listing, once ended, replaces its claim (extensions/progress)
-                stats.set_value(f"{HISTORY_CLAIMED_PREFIX}{tag}", expected)

@@ -4,7 +4,10 @@ Thin by design: it turns arguments into start requests, hands every response
 to :func:`topics_crawler.pages.parse_page`, yields the items and follows the
 links the page parser found. What a listing card or a story page already knew
 about an entity travels with the request to that entity's own page, fills the
-gaps there, and is yielded as it is if that page cannot be fetched.
+gaps there, and is yielded as it is if that page cannot be fetched. Following those
+links is :mod:`._following`, what becomes of each page (parsed and counted, or failed and
+reported) :mod:`._page_outcomes`: base classes of the spider, whose methods the requests
+carry; its other parts are built by their own ``from_spider`` (:meth:`TopicsSpider.build_parts`).
 
     scrapy crawl topics -a tags=distributed-training,machine-learning -O out.jsonl
     scrapy crawl topics -a start_urls=https://medium.com/tag/llm -a max_stories=50
@@ -25,60 +28,40 @@ and ``scrapy shell <url>`` fetches it as a crawl would (see
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, Self
 
-from scrapy import Request, Spider, signals
+from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from topics_crawler.items import Author, Item, Publication, Story, TagPage, TagStory
-from topics_crawler.items.merge import ENTITY_KEY_META, link_identity, merge_items
+from topics_crawler.items import Author, Item, Publication, Story, TagPage
+from topics_crawler.items.merge import ENTITY_KEY_META, link_identity
 from topics_crawler.middlewares.blocked import RENDER_REASON_META
-from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
-from topics_crawler.pages import PageKind, PageResult, parse_page
-from topics_crawler.pages.coverage import record_coverage
+from topics_crawler.pages import PageKind
 from topics_crawler.pages.tag_edges import tag_edges
-from topics_crawler.pipelines.access import wanted
 from topics_crawler.safety.secrets import SESSION_META
-from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
-from topics_crawler.signals import page_failed
-from topics_crawler.spiders._arguments import (
-    NO_TAGS,
-    SPIDER_ARGUMENTS,
-    CrawlOptions,
-    SpiderArgumentError,
-)
+from topics_crawler.spiders._argument_values import SpiderArgumentError
+from topics_crawler.spiders._arguments import NO_TAGS, SPIDER_ARGUMENTS, CrawlOptions
 from topics_crawler.spiders._author_archive import AuthorArchivePager
 from topics_crawler.spiders._day_archive import DayArchiveWalker
 from topics_crawler.spiders._feed import FeedSource
-from topics_crawler.spiders._helpers import (
-    failure_status,
-    item_key,
-    request_of,
-    response_encoding,
-    seen_with_session,
-)
-from topics_crawler.spiders._history import (
-    HistoryPager,
-    count_expected_history,
-    is_history_fallback,
-)
+from topics_crawler.spiders._following import FOLLOW_KEY, EntityFollowing
+from topics_crawler.spiders._helpers import seen_with_session
+from topics_crawler.spiders._history import HistoryPager
+from topics_crawler.spiders._history_span import count_expected_history
 from topics_crawler.spiders._left_medium import LeftMediumHosts
+from topics_crawler.spiders._listing_requests import is_history_fallback
 from topics_crawler.spiders._memberships import section_stories
-from topics_crawler.spiders._missing_tags import MissingTags, missing_tag
+from topics_crawler.spiders._missing_tags import MissingTags
 from topics_crawler.spiders._refetch import REFETCH_META, Refetcher
 from topics_crawler.spiders._related import TagWalker, section_source
 from topics_crawler.spiders._responses import ResponsesFetcher
-from topics_crawler.urls import MediumLink, classify_url, is_medium_domain
+from topics_crawler.urls import classify_url
 
-_FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
 #: Meta of the request that asks for the same page again (see ``spiders/_refetch.py``).
 _AGAIN_META = (RENDER_REASON_META, REFETCH_META)
-#: Failure reasons of pages the site refused for good (logged once per host, as one line).
-REFUSED_REASONS = frozenset({"waf", "refused_by_site"})
 
 
 def page_again(outputs: list[Item | Request]) -> Request | None:
@@ -88,7 +71,7 @@ def page_again(outputs: list[Item | Request]) -> Request | None:
     return None
 
 
-class TopicsSpider(Spider):
+class TopicsSpider(EntityFollowing):
     """Crawl Medium tag pages and the stories, authors and publications they list."""
 
     name = "topics"
@@ -212,7 +195,7 @@ class TopicsSpider(Spider):
     def parse_page(self, response: Response) -> Iterator[Item | Request]:
         """:meth:`parse` of one response: the callback of its kind, or its content's items."""
         kind = response.meta.get("entity_kind")
-        if kind in _FOLLOW_KEY or kind == "tag":
+        if kind in FOLLOW_KEY or kind == "tag":
             yield from getattr(self, f"parse_{kind}")(response)
             return
         result = self.parse_response(response, None)
@@ -334,72 +317,7 @@ class TopicsSpider(Spider):
     ) -> Iterator[Any]:
         yield from self.parse_entity(response, "publication", known)
 
-    def on_error(self, failure: Failure) -> Iterator[Item | Request]:
-        request = request_of(failure)
-        if (plain := self.refetcher.after_browser_failure(request, failure)) is not None:
-            yield plain  # the page over plain HTTP: kept without what only the browser shows
-            return
-        if self.walker is not None:
-            yield from self.walker.advance(request.meta, ())  # a tag that cannot be read
-        kind = request.meta.get("entity_kind", "tag")
-        status, reason = failure_status(failure)
-        url = request.meta.get(CANONICAL_URL_META, request.url)
-        slug = missing_tag(kind, status, url, request.meta)
-        if slug is not None:  # one line, and the run's verdict when the tag was given
-            self.missing_tags.record(slug, url, status, fetched=request.url)
-            return
-        self.crawler.stats.inc_value(f"fetch/failed/{kind}")
-        # a page the site refused: its host's one line (middlewares/refused.py) said why
-        level = logging.WARNING if reason in REFUSED_REASONS else logging.ERROR
-        self.logger.log(level, "Could not fetch %s %s: %s", kind, url, failure.getErrorMessage())
-        self.report_failure(url, kind, status, reason, request.meta)
-        known = request.cb_kwargs.get("known")
-        if known is not None:
-            self.crawler.stats.inc_value(f"fetch/kept_partial/{kind}")
-            yield known
-
     # --- helpers ------------------------------------------------------------------
-
-    def listed(self, rows: Iterable[TagStory]) -> Iterable[TagStory]:
-        """The rows saying which tag's listing showed which story, when the crawl exports
-        stories (followed or as cards): ``-a follow=none`` alone exports none."""
-        return rows if "tag_story" in self.options.item_types else ()
-
-    def take_stories(self, result: PageResult, limit: int | None) -> Iterator[Item | Request]:
-        """Follow the first ``limit`` story cards (or, with ``-a cards=stories``, yield them)."""
-        cards = {s.story_id: s for s in result.items_of("story") if isinstance(s, Story)}
-        for link in result.links_of("story")[:limit]:
-            card = cards.get(link.key)
-            if "stories" in self.options.follow:
-                yield from self.follow_entity(link, known=card)
-            elif card is not None and "stories" in self.options.cards:
-                yield card
-
-    def parse_response(self, response: Response, kind: PageKind | None) -> PageResult | Request:
-        """Parse a page and count it; the request to make instead when the result says
-        "fetch again" (see ``_refetch``); else the result, its problems reported with the URL."""
-        result = parse_page(
-            response.body, response.url, kind=kind, encoding=response_encoding(response)
-        )
-        kind = kind or result.kind
-        stats = self.crawler.stats
-        stats.inc_value(f"parse/pages/{kind}")
-        if result.off_medium is not None:  # a host that left Medium: one line per host
-            url = response.meta.get(CANONICAL_URL_META, response.url)
-            self.left_medium.record(result.off_medium, url)
-            self.report_failure(url, kind, response.status, "left_medium", response.meta)
-            return result
-        if result.errors:
-            stats.inc_value(f"parse/errors/{kind}")
-            self.logger.warning("Parse problems on %s: %s", response.url, "; ".join(result.errors))
-        if (again := self.refetcher.request_for(response, result)) is not None:
-            return again
-        record_coverage(stats, kind, result)  # only the parse whose result is kept
-        if not result.items:
-            stats.inc_value(f"parse/failed/{kind}")
-            self.logger.error("No %s data on %s", kind, response.url)
-            self.report_failure(response.url, kind, response.status, "parse_failed", response.meta)
-        return result
 
     def parse_entity(
         self, response: Response, kind: PageKind, known: Item | None, follow: tuple[str, ...] = ()
@@ -412,79 +330,3 @@ class TopicsSpider(Spider):
             return
         yield from self.entity_item(result, kind, known)
         yield from self.follow_entities(result, follow)
-
-    def report_failure(
-        self,
-        url: str,
-        kind: str,
-        status: int | None,
-        reason: str,
-        meta: dict[str, Any],
-        *,
-        detail: str | None = None,
-    ) -> None:
-        """Send ``page_failed`` for a page that could not be turned into data, for good
-        (``detail``: a sentence for ``failures.jsonl``, e.g. a GraphQL drift line)."""
-        self.crawler.signals.send_catch_log(
-            signal=page_failed,
-            url=url,
-            kind=kind,
-            status=status,
-            reason=reason,
-            attempts=meta.get("retry_times", 0) + 1,
-            detail=detail,
-            spider=self,
-        )
-
-    def entity_item(self, result: PageResult, item_type: str, known: Item | None) -> Iterator[Item]:
-        item = next(iter(result.items_of(item_type)), None)
-        if item is None:
-            if known is not None:
-                yield known
-            return
-        yield merge_items(known, item) if known is not None else item
-
-    def follow_entities(self, result: PageResult, kinds: tuple[str, ...]) -> Iterator[Any]:
-        """Request the pages of the ``kinds`` followed that a page links to; yield what it
-        knew of the kinds kept as cards (``-a cards``); the other kinds are not exported."""
-        known = {item_key(item): item for item in result.items if not isinstance(item, TagPage)}
-        follow, cards = self.options.follow, self.options.cards
-        for kind in kinds:
-            for link in result.links_of(kind):
-                item = known.pop((kind, link.key), None)
-                if _FOLLOW_KEY[kind] in follow:
-                    yield from self.follow_entity(link, known=item)
-                elif item is not None and _FOLLOW_KEY[kind] in cards:
-                    yield item
-        for (kind, _key), item in known.items():
-            if kind in kinds and _FOLLOW_KEY[kind] in follow | cards:
-                yield item  # data from the page state without a link to follow
-
-    def follow_entity(self, link: MediumLink, known: Item | None = None) -> Iterator[Any]:
-        """A request for the entity's page; its fingerprint is the entity's identity
-        (:mod:`topics_crawler.items.merge`), so the dupefilter lets one request per entity through
-        (aliases of the same story share its id) and the spider keeps no set of its own.
-        A link to a host that left Medium is not fetched: what was known is yielded. A story
-        whose card says it is of the kind ``-a access`` leaves out is not fetched."""
-        if self.left_medium.skips(link.url):
-            if known is not None:
-                yield known
-            return
-        said = known.is_member_only if isinstance(known, Story) else None
-        if said is not None and not wanted(self.options.access, said):
-            self.crawler.stats.inc_value("access_filter/not_fetched")
-            return
-        meta: dict[str, Any] = {"entity_kind": link.kind}
-        identity = link_identity(link.kind, link.key)
-        if identity is not None:
-            meta[ENTITY_KEY_META] = identity
-        host = link.url.split("/")[2]
-        if not is_medium_domain(host):
-            meta[MEDIUM_CUSTOM_DOMAIN_META] = True
-        yield Request(
-            link.url,
-            callback=getattr(self, f"parse_{link.kind}"),
-            errback=self.on_error,
-            cb_kwargs={"known": known} if known is not None else {},
-            meta=meta,
-        )
