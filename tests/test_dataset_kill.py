@@ -134,6 +134,7 @@ KILL_POINTS = {
     "final_merge": None,  # the crawl kills itself (KILLED_AFTER)
 }
 #: Kill points inside the crawl: the function after whose first return it kills itself.
+#: ``write_entity`` lives in ``dataset.write``; it is patched where ``commit_stage`` looks it up.
 KILLED_AFTER = {"final_merge": "topics_crawler.dataset.commit:write_entity"}
 
 
