@@ -24,7 +24,7 @@ from typing import Any
 from tests.crawl_helpers import run_crawl
 from topics_crawler.site.author_archive import author_archive_site
 from topics_crawler.site.content import default_site
-from topics_crawler.site.model import ArchiveSpec
+from topics_crawler.site.entities import ArchiveSpec
 from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"

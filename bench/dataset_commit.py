@@ -40,10 +40,11 @@ CHUNK = 65_536
 def write_dataset(folder: Path, rows: int) -> None:
     """A dataset of ``rows`` synthetic stories (claps 1), in parts, with twin and manifest."""
     from bench.dataset_merge import story
-    from topics_crawler.dataset.commit import encode_rows, without_nulls
+    from topics_crawler.dataset.commit import encode_rows
     from topics_crawler.dataset.layout import ENTITY_OF, MANIFEST_NAME
     from topics_crawler.dataset.manifest import build_manifest, manifest_text
     from topics_crawler.dataset.parts import PartWriter, part_name
+    from topics_crawler.dataset.rows import without_nulls
     from topics_crawler.output.exporters import arrow_schema
 
     entity = ENTITY_OF["story"]

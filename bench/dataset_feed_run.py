@@ -33,7 +33,7 @@ from bench.dataset_commit import copy_dataset
 from bench.feed_fast_path import TAG, crawl
 from tests.crawl_helpers import crawl_env
 from topics_crawler.site.content import default_site
-from topics_crawler.site.model import SiteStory, TopicRef, utc
+from topics_crawler.site.entities import SiteStory, TopicRef, utc
 from topics_crawler.site.server import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent

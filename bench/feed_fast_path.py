@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from tests.crawl_helpers import run_crawl
 from topics_crawler.site.content import default_site
-from topics_crawler.site.model import SiteStory, TopicRef, utc
+from topics_crawler.site.entities import SiteStory, TopicRef, utc
 from topics_crawler.site.server import SiteServer
 
 TAG = "distributed-training"

@@ -13,9 +13,10 @@ import pytest
 from tests.crawl_helpers import CrawlRun, crawl_in_process, run_crawl
 from topics_crawler.items.values import parse_count
 from topics_crawler.site.content import _tag_values, iso
+from topics_crawler.site.entities import SiteStory, SiteTag
 from topics_crawler.site.generations import CHANGED_TAGS, generations_site
 from topics_crawler.site.markup import short_count
-from topics_crawler.site.model import SiteContent, SiteStory, SiteTag
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.server import SiteServer
 
 pytestmark = pytest.mark.integration

@@ -129,7 +129,8 @@ KILL_POINTS = {
     "closing_spider": None,  # the crawl kills itself (KILLED_AT)
     "final_merge": None,
 }
-#: Kill points inside the crawl: (function as its caller finds it, before or after its call).
+#: Kill points inside the crawl: (function as its caller finds it, before or after its call;
+#: ``write_entity`` lives in ``dataset.write`` and is patched where ``commit_stage`` looks it up).
 KILLED_AT = {
     "closing_spider": ("topics_crawler.dataset.extension:commit_stage", "before"),
     "final_merge": ("topics_crawler.dataset.commit:write_entity", "after"),

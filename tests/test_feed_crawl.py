@@ -12,8 +12,9 @@ import pytest
 
 from tests.crawl_helpers import CrawlRun, crawl_in_process
 from topics_crawler.site.content import default_site
+from topics_crawler.site.entities import SiteStory, TopicRef, utc
 from topics_crawler.site.feeds import LATEST
-from topics_crawler.site.model import SiteContent, SiteStory, TopicRef, utc
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.server import SiteServer, SiteView
 
 pytestmark = pytest.mark.integration

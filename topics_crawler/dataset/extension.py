@@ -32,11 +32,12 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from topics_crawler.dataset import lock
-from topics_crawler.dataset.commit import MergeResult, commit_stage, decode_rows, utc_now
+from topics_crawler.dataset.commit import commit_stage, decode_rows, utc_now
 from topics_crawler.dataset.layout import ENTITIES, ENTITY_OF, MANIFEST_NAME, STAGING_NAME
 from topics_crawler.dataset.manifest import check_schema_version, manifest_text, read_manifest
 from topics_crawler.dataset.snapshots import gone_sighting, sighting
 from topics_crawler.dataset.stage import STAGE_NAME, Stage
+from topics_crawler.dataset.write import MergeResult
 from topics_crawler.errors import record_write_failure
 from topics_crawler.extensions.failures import GONE, failure_reason
 from topics_crawler.items import record_of

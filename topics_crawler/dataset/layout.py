@@ -9,7 +9,7 @@ changed records, the last line of an entity is its current record) + ``story_sta
 ``manifest.json`` (which parts make the current version), ``runs.jsonl`` (every run),
 ``README.md`` (the card), ``rejects.jsonl`` (validate pipeline), ``.state/`` (dedupe
 pipeline), ``.lock`` (the crawl writing it, :mod:`.lock`), ``.staging/<run>/stage.sqlite``
-while a crawl runs (:mod:`.stage`) and ``.<table>.next/`` while a commit writes (:mod:`.commit`).
+while a crawl runs (:mod:`.stage`) and ``.<table>.next/`` while a commit writes (:mod:`.write`).
 
 An entity type is one :class:`Entity` line in :data:`ENTITIES`; its columns come from its
 item class's field declarations, its snapshot columns from its count fields.

@@ -12,15 +12,9 @@ import hashlib
 import json
 from typing import Any
 
+from topics_crawler.site.entities import SiteAuthor, SitePublication, SiteStory, SiteTag, TopicRef
 from topics_crawler.site.markup import epoch_ms
-from topics_crawler.site.model import (
-    SiteAuthor,
-    SiteContent,
-    SitePublication,
-    SiteStory,
-    SiteTag,
-    TopicRef,
-)
+from topics_crawler.site.model import SiteContent
 
 Entity = dict[str, Any]
 _EXTENDED_PREVIEW_KEY = (

@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from topics_crawler.site.day_archive import ArchivePath, archive_answer
-from topics_crawler.site.model import (
+from topics_crawler.site.entities import (
     SiteAuthor,
-    SiteContent,
     SitePublication,
     SiteStory,
     SiteTag,
@@ -32,6 +31,7 @@ from topics_crawler.site.model import (
     make_id,
     utc,
 )
+from topics_crawler.site.model import SiteContent
 
 FOLDER = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "own" / "tag_archive"
 RUST = TopicRef("rust", "Rust")

@@ -24,9 +24,10 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from topics_crawler.site.entities import ArchiveSpec, SiteAuthor, SiteStory, utc
 from topics_crawler.site.graphql_posts import post_node
 from topics_crawler.site.markup import epoch_ms
-from topics_crawler.site.model import ArchiveSpec, SiteAuthor, SiteContent, SiteStory, utc
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.seed import DEEP_LEARNING, default_site
 
 OPERATION = "UserArchivePostsQuery"

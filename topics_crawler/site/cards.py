@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from topics_crawler.site.entities import SiteStory
 from topics_crawler.site.markup import card_date, esc, href, image_url, short_count, tracking
-from topics_crawler.site.model import SiteContent, SiteStory
+from topics_crawler.site.model import SiteContent
 
 _LOCK_BUTTON = (
     '<div class="ab q"><button class="bq br" aria-label="Member-only story">'

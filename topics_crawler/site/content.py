@@ -12,16 +12,16 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from topics_crawler.site.model import (
+from topics_crawler.site.entities import (
     SiteAuthor,
     SiteCluster,
-    SiteContent,
     SitePublication,
     SiteStory,
     SiteTag,
     TopicRef,
     make_id,
 )
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.seed import CUSTOM_DOMAIN, default_site
 
 __all__ = [

@@ -35,8 +35,9 @@ from html import escape
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from topics_crawler.site.entities import MEDIUM_ROOT, SiteStory, SiteTag, utc
 from topics_crawler.site.markup import epoch_ms
-from topics_crawler.site.model import MEDIUM_ROOT, SiteContent, SiteStory, SiteTag, utc
+from topics_crawler.site.model import SiteContent
 
 #: Stories the root, a year or a month page shows (their most clapped).
 TOP_STORIES = 10

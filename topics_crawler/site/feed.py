@@ -5,7 +5,8 @@ from __future__ import annotations
 from email.utils import format_datetime
 from html import escape
 
-from topics_crawler.site.model import SiteAuthor, SiteContent
+from topics_crawler.site.entities import SiteAuthor
+from topics_crawler.site.model import SiteContent
 
 RSS_NAMESPACES = (
     'xmlns:dc="http://purl.org/dc/elements/1.1/" '

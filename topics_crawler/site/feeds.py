@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from email.utils import format_datetime
 
+from topics_crawler.site.entities import MEDIUM_ROOT, SiteStory, SiteTag
 from topics_crawler.site.markup import esc
-from topics_crawler.site.model import MEDIUM_ROOT, SiteContent, SiteStory, SiteTag
+from topics_crawler.site.model import SiteContent
 
 #: Items per feed (Medium's feeds carry only the latest ones).
 LATEST = 10

@@ -12,7 +12,8 @@ Stories, authors and publications are the default site's; only tags are added.
 
 from __future__ import annotations
 
-from topics_crawler.site.model import SiteCluster, SiteContent, SiteTag, TopicRef
+from topics_crawler.site.entities import SiteCluster, SiteTag, TopicRef
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.seed import (
     ARTIFICIAL_INTELLIGENCE,
     DATA_SCIENCE,

@@ -39,8 +39,9 @@ from typing import Any
 
 from topics_crawler.site.author_archive import OPERATION as AUTHOR_ARCHIVE_OPERATION
 from topics_crawler.site.author_archive import graphql_answer as author_archive_answer
+from topics_crawler.site.entities import SiteStory
 from topics_crawler.site.graphql_posts import post_node
-from topics_crawler.site.model import SiteContent, SiteStory
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.schema import operation_errors
 from topics_crawler.site.threads import OPERATION as RESPONSES_OPERATION
 from topics_crawler.site.threads import responses_answer

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from topics_crawler.site.entities import SiteStory
 from topics_crawler.site.markup import epoch_ms
-from topics_crawler.site.model import SiteContent, SiteStory
+from topics_crawler.site.model import SiteContent
 
 Result = dict[str, Any]
 

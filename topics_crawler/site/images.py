@@ -19,7 +19,8 @@ import hashlib
 import struct
 import zlib
 
-from topics_crawler.site.model import SiteContent, SiteFigure, make_image_id
+from topics_crawler.site.entities import SiteFigure, make_image_id
+from topics_crawler.site.model import SiteContent
 
 IMAGE_HOSTS = frozenset({"miro.medium.com", "cdn-images-1.medium.com"})
 BROKEN_IMAGE_ID = make_image_id("figure:broken")

@@ -28,8 +28,9 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from topics_crawler.site.cards import card
+from topics_crawler.site.entities import SiteTag
 from topics_crawler.site.markup import esc
-from topics_crawler.site.model import SiteContent, SiteTag
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.refusals import CLEARANCE_COOKIE, challenge_page
 from topics_crawler.site.render import story_page
 from topics_crawler.site.routes import Response, html

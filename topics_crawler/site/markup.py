@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 from urllib.parse import urlsplit
 
-from topics_crawler.site.model import MEDIUM_ROOT
+from topics_crawler.site.entities import MEDIUM_ROOT
 
 MIRO = "https://miro.medium.com/v2"
 

@@ -14,14 +14,9 @@ from typing import Any
 from topics_crawler.site.apollo import StateBuilder, figure_name, paragraph_name, ref, root_call
 from topics_crawler.site.author_archive import profile_stories, state_connection
 from topics_crawler.site.cards import card
+from topics_crawler.site.entities import MEDIUM_ROOT, SiteAuthor, SitePublication, SiteStory
 from topics_crawler.site.markup import day_text, esc, href, image_url, page, short_count
-from topics_crawler.site.model import (
-    MEDIUM_ROOT,
-    SiteAuthor,
-    SiteContent,
-    SitePublication,
-    SiteStory,
-)
+from topics_crawler.site.model import SiteContent
 
 ROBOTS_TXT = """User-Agent: *
 Disallow: /m/

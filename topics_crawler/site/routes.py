@@ -15,12 +15,13 @@ from urllib.parse import unquote, urlsplit
 from topics_crawler.site.author_archive import JSON as ARCHIVE_JSON
 from topics_crawler.site.author_archive import legacy_profile_page, stream_answer
 from topics_crawler.site.day_archive import archive_answer, parse_archive_path
+from topics_crawler.site.entities import SiteStory
 from topics_crawler.site.feed import user_feed
 from topics_crawler.site.feeds import XML as FEED_XML
 from topics_crawler.site.feeds import tag_feed
 from topics_crawler.site.graphql import graphql_response
 from topics_crawler.site.images import IMAGE_HOSTS, image_answer
-from topics_crawler.site.model import SiteContent, SiteStory
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.render import author_page, publication_page, robots_txt, story_page
 from topics_crawler.site.tag_page import tag_page
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import copy
 from datetime import timedelta
 
-from topics_crawler.site.model import SiteAuthor, SiteContent, SiteStory, SiteTag, TopicRef, utc
+from topics_crawler.site.entities import SiteAuthor, SiteStory, SiteTag, TopicRef, utc
+from topics_crawler.site.model import SiteContent
 
 STORIES_PER_AUTHOR = 8
 _START = utc(2025, 3, 1)

@@ -7,17 +7,17 @@ every other value (bios, counts, dates, paragraphs) is made up for the tests.
 
 from __future__ import annotations
 
-from topics_crawler.site.images import add_figures
-from topics_crawler.site.model import (
+from topics_crawler.site.entities import (
     SiteAuthor,
     SiteCluster,
-    SiteContent,
     SitePublication,
     SiteStory,
     SiteTag,
     TopicRef,
     utc,
 )
+from topics_crawler.site.images import add_figures
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.threads import add_threads
 
 DISTRIBUTED_TRAINING = TopicRef("distributed-training", "Distributed Training")

@@ -12,8 +12,9 @@ from typing import Any
 
 from topics_crawler.site.apollo import StateBuilder, ref, root_call
 from topics_crawler.site.cards import card
+from topics_crawler.site.entities import SiteCluster, SiteTag
 from topics_crawler.site.markup import esc, href, page, short_count
-from topics_crawler.site.model import SiteCluster, SiteContent, SiteTag
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.tag_page_2022 import tag_page_2022
 
 _HOST = "medium.com"

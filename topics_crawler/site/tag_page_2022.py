@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from topics_crawler.site.apollo import StateBuilder, ref, root_call
+from topics_crawler.site.entities import SiteTag, TopicRef
 from topics_crawler.site.markup import page
-from topics_crawler.site.model import SiteContent, SiteTag, TopicRef
+from topics_crawler.site.model import SiteContent
 
 #: The 2022 capture's ``TagFeedItem.feedId`` shape; the value itself means nothing here.
 _FEED_ID = "0b7e4c52-6f1d-4a3e-9c2b-5d8f0e1a2b3c"

@@ -19,8 +19,9 @@ import binascii
 from datetime import timedelta
 from typing import Any
 
+from topics_crawler.site.entities import MEDIUM_ROOT, SiteResponse, utc
 from topics_crawler.site.markup import epoch_ms
-from topics_crawler.site.model import MEDIUM_ROOT, SiteContent, SiteResponse, utc
+from topics_crawler.site.model import SiteContent
 
 OPERATION = "PostResponsesQuery"
 MAX_LIMIT = 25

@@ -19,7 +19,8 @@ Stories, authors and publications are the default site's; only tags are added or
 
 from __future__ import annotations
 
-from topics_crawler.site.model import SiteContent, SiteTag, TopicRef
+from topics_crawler.site.entities import SiteTag, TopicRef
+from topics_crawler.site.model import SiteContent
 from topics_crawler.site.seed import (
     ARTIFICIAL_INTELLIGENCE,
     DATA_SCIENCE,
