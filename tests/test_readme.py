@@ -24,12 +24,12 @@ from tests.readme_checks import (
     README,
     ROOT,
     SKIPPED,
-    Outcome,
     example_of,
     readme_commands,
     run,
     skip_reason,
 )
+from tests.readme_outputs import Outcome
 from topics_crawler.site.server import SiteServer
 from topics_crawler.site.topic_graph import topic_graph_site
 
