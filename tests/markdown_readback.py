@@ -1,15 +1,21 @@
 """Reads our Markdown back with a CommonMark parser (markdown-it-py), for the tests.
 
 A test never checks the Markdown by string matching alone: it parses it as any
-Markdown reader would and checks what a reader gets (headings, links, code).
+Markdown reader would and checks what a reader gets (headings, links, code). The
+renderer's tests build their input and read their output with :func:`node`, :func:`md`
+and :func:`styles_of`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+
+from topics_crawler.pages.markdown import Block, render_markdown
+from topics_crawler.pages.state import Node, State
 
 _PARSER = MarkdownIt("commonmark")
 
@@ -88,3 +94,22 @@ def _text_of(token: Token) -> tuple[str, tuple[str, ...]]:
     if token.type in {"softbreak", "hardbreak"}:
         return "\n", ()
     return token.content, ()
+
+
+def node(raw: dict[str, Any], cache: dict[str, Any] | None = None) -> Node:
+    """``raw`` as a state node; references resolve in ``cache`` (an Apollo cache)."""
+    return Node(State.from_apollo(cache or {}), raw)
+
+
+def md(*blocks: Block, preview: bool = False) -> str:
+    rendered = render_markdown(list(blocks), preview=preview)
+    assert rendered is not None
+    return rendered
+
+
+def styles_of(markdown: str, text: str, word: str) -> frozenset[str]:
+    """Styles over the first character of ``word`` in ``text`` (one paragraph), as read back."""
+    seen = [(c, s) for c, s in read_back(markdown).styled if not c.isspace()]
+    assert "".join(c for c, _ in seen) == "".join(c for c in text if not c.isspace())
+    index = text.index(word)
+    return seen[index - sum(c.isspace() for c in text[:index])][1]
