@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixture_cases import real_pages_dir
-from tests.in_process import install_reactor, stop_reactor
+from tests.reactor_thread import install_reactor, stop_reactor
 from topics_crawler.site.seed import default_site
 from topics_crawler.site.server import SiteServer, SiteView
 

@@ -19,6 +19,9 @@ Twisted's log is routed to Python logging, the ``TWISTED_DNS_RESOLVER`` is insta
 on the reactor (and the previous one put back), and the process-wide DNS caches start
 empty, as they do in a new process.
 
+The reactor thread and the captured output are in :mod:`tests.reactor_thread`, the crawler
+process and its logging in :mod:`tests.threaded_crawler`.
+
 Not for crawls whose point is a kill, a signal or several processes (Redis workers,
 Scrapyd): those stay subprocesses (:func:`tests.crawl_helpers.run_crawl`).
 """
@@ -26,36 +29,23 @@ Scrapyd): those stay subprocesses (:func:`tests.crawl_helpers.run_crawl`).
 from __future__ import annotations
 
 import argparse
-import asyncio
-import concurrent.futures
-import io
-import logging
 import os
 import subprocess
 import sys
-import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from scrapy.cmdline import ScrapyArgumentParser
 from scrapy.commands import ScrapyHelpFormatter
-from scrapy.crawler import AsyncCrawlerRunner, Crawler
-from scrapy.settings import Settings
-from scrapy.spiders import Spider
-from scrapy.utils.log import TopLevelFormatter, log_scrapy_info
-from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy.utils.project import ENVVAR, get_project_settings
 
-ROOT = Path(__file__).resolve().parent.parent
-T = TypeVar("T")
+from tests.reactor_thread import captured_output, in_reactor
+from tests.threaded_crawler import ThreadedCrawlerProcess, crawl_logging, last_resort_logging
 
-_lock = threading.Lock()
-_thread: threading.Thread | None = None
-#: The asyncio loop of the reactor :func:`install_reactor` installed (closed at the end).
-_loop: asyncio.AbstractEventLoop | None = None
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -65,234 +55,6 @@ class Completed:
     returncode: int
     stdout: str
     stderr: str
-
-
-# --- the session's reactor -------------------------------------------------------
-
-
-def install_reactor() -> None:
-    """Install the project's ``TWISTED_REACTOR`` in this process, unless one is installed.
-
-    Called from ``pytest_configure``: anything importing ``twisted.internet.reactor``
-    first would install Twisted's default reactor, which the project's settings refuse.
-    """
-    from scrapy.utils.reactor import install_reactor as install
-    from scrapy.utils.reactor import is_reactor_installed
-
-    global _loop  # noqa: PLW0603
-    if not is_reactor_installed():
-        settings = get_project_settings()
-        install(settings["TWISTED_REACTOR"], settings["ASYNCIO_EVENT_LOOP"])
-        _loop = asyncio.get_event_loop_policy().get_event_loop()
-
-
-def _reactor() -> Any:
-    """The installed reactor, running in its thread (started on the first call)."""
-    global _thread  # noqa: PLW0603
-    from twisted.internet import reactor
-    from twisted.python import log
-
-    with _lock:
-        if _thread is None:
-            # What configure_logging() does for a crawler process: Twisted's log to the
-            # "twisted" logger, which logs errors only.
-            log.PythonLoggingObserver("twisted").start()
-            logging.getLogger("twisted").setLevel(logging.ERROR)
-            ready = threading.Event()
-            reactor.callWhenRunning(ready.set)
-            _thread = threading.Thread(
-                target=reactor.run,
-                kwargs={"installSignalHandlers": False},
-                name="twisted-reactor",
-                daemon=True,
-            )
-            _thread.start()
-            if not ready.wait(30):
-                raise RuntimeError("the Twisted reactor thread did not start")
-    return reactor
-
-
-def stop_reactor() -> None:
-    """Stop the reactor thread, if it was started, and close the loop :func:`install_reactor`
-    made (at the end of the session)."""
-    if _thread is not None:
-        from twisted.internet import reactor
-
-        reactor.callFromThread(reactor.stop)
-        _thread.join(timeout=30)
-    if _loop is not None and not _loop.is_running():
-        _loop.close()
-
-
-def in_reactor(function: Callable[[], Awaitable[T] | T]) -> concurrent.futures.Future[T]:
-    """Call ``function`` in the reactor thread; a future of its (awaited) result."""
-    reactor = _reactor()
-    future: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-    def settle(task: asyncio.Future[T]) -> None:
-        if task.cancelled():
-            future.cancel()
-        elif task.exception() is not None:
-            future.set_exception(task.exception())  # type: ignore[arg-type]
-        else:
-            future.set_result(task.result())
-
-    def call() -> None:
-        try:
-            result = function()
-            if isinstance(result, Awaitable):
-                asyncio.ensure_future(result).add_done_callback(settle)
-            else:
-                future.set_result(result)
-        except BaseException as exc:  # handed to the waiting thread
-            future.set_exception(exc)
-
-    reactor.callFromThread(call)
-    return future
-
-
-# --- the command's output ----------------------------------------------------------
-
-
-class _CommandStream(io.TextIOBase):
-    """``sys.stdout``/``sys.stderr`` while a command runs: what the command's threads write
-    (the caller's, the reactor's, Twisted's pool) is kept, as a process's own output would
-    be; other threads (a test's local site, say) write to the stream as before."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.kept = io.StringIO()
-
-    def write(self, text: str) -> int:
-        thread = threading.current_thread()
-        if thread is _caller or thread is _thread or thread.name.startswith("PoolThread-"):
-            return self.kept.write(text)
-        return int(self.stream.write(text))
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-    def isatty(self) -> bool:
-        return False  # a command's output is captured, as with subprocess.PIPE
-
-
-_caller: threading.Thread | None = None
-
-
-@contextmanager
-def captured_output() -> Iterator[tuple[io.StringIO, io.StringIO]]:
-    """Keep the output of the command run in the block; yields (stdout, stderr) buffers."""
-    global _caller  # noqa: PLW0603
-    out, err = _CommandStream(sys.stdout), _CommandStream(sys.stderr)
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr, _caller = out, err, threading.current_thread()  # type: ignore[assignment]
-    try:
-        yield out.kept, err.kept
-    finally:
-        sys.stdout, sys.stderr = saved
-        _caller = None
-
-
-# --- a crawler process on that reactor ---------------------------------------------
-
-
-class ThreadedCrawlerProcess(AsyncCrawlerRunner):
-    """``AsyncCrawlerProcess``'s interface on the session's reactor thread.
-
-    :meth:`crawl` starts a crawl in the reactor thread, :meth:`start` waits for all of
-    them (the process's ``start`` runs the reactor until they are done), with the
-    crawl's ``TWISTED_DNS_RESOLVER`` installed meanwhile.
-    """
-
-    def __init__(self, settings: Settings, timeout: float) -> None:
-        super().__init__(settings)
-        self.timeout = timeout
-        self._started: list[concurrent.futures.Future[None]] = []
-
-    def crawl(  # type: ignore[override]
-        self, crawler_or_spidercls: type[Spider] | str | Crawler, *args: Any, **kwargs: Any
-    ) -> concurrent.futures.Future[None]:
-        started = in_reactor(lambda: super(ThreadedCrawlerProcess, self).crawl(
-            crawler_or_spidercls, *args, **kwargs
-        ))  # fmt: skip
-        self._started.append(started)
-        return started
-
-    def start(self, stop_after_crawl: bool = True, install_signal_handlers: bool = True) -> None:
-        """Wait for the crawls (``timeout`` seconds at most, then stop them)."""
-        done, pending = concurrent.futures.wait(self._started, timeout=self.timeout)
-        if pending:
-            in_reactor(self.stop).result(60)
-            raise TimeoutError(f"in-process crawl still running after {self.timeout} s")
-        for future in done:
-            if future.exception() is not None:
-                logging.getLogger(__name__).error("crawl failed", exc_info=future.exception())
-
-    def install_resolver(self) -> Any:
-        """Install ``TWISTED_DNS_RESOLVER`` on the reactor, as the process does; returns
-        the name resolver it replaced. Call in the reactor thread."""
-        from scrapy import resolver as scrapy_resolver
-        from twisted.internet import reactor
-
-        from topics_crawler.safety import resolver as safe_resolver
-
-        scrapy_resolver.dnscache.clear()  # process-wide: a new process starts empty
-        safe_resolver.REFUSED.clear()
-        previous = reactor.nameResolver
-        resolver_class = load_object(self.settings["TWISTED_DNS_RESOLVER"])
-        resolver = build_from_crawler(resolver_class, self, reactor=reactor)  # type: ignore[call-overload]
-        resolver.install_on_reactor()
-        reactor.getThreadPool().adjustPoolsize(
-            maxthreads=self.settings.getint("REACTOR_THREADPOOL_MAXSIZE")
-        )
-        return previous
-
-
-@contextmanager
-def crawl_logging(settings: Settings) -> Iterator[None]:
-    """The root log handler a crawler process installs (``LOG_FILE``, ``LOG_LEVEL``,
-    ``LOG_FORMAT``…), for the duration of the block; the root logger's level is the
-    crawl's meanwhile."""
-    filename = settings.get("LOG_FILE")
-    handler: logging.Handler
-    if filename:
-        mode = "a" if settings.getbool("LOG_FILE_APPEND") else "w"
-        handler = logging.FileHandler(filename, mode=mode, encoding=settings.get("LOG_ENCODING"))
-    elif settings.getbool("LOG_ENABLED"):
-        handler = logging.StreamHandler(sys.stderr)  # the command's (captured) stderr
-    else:
-        handler = logging.NullHandler()
-    handler.setFormatter(
-        logging.Formatter(fmt=settings.get("LOG_FORMAT"), datefmt=settings.get("LOG_DATEFORMAT"))
-    )
-    handler.setLevel(settings.get("LOG_LEVEL"))
-    if settings.getbool("LOG_SHORT_NAMES"):
-        handler.addFilter(TopLevelFormatter(["scrapy"]))
-    root = logging.getLogger()
-    level = root.level
-    root.addHandler(handler)
-    root.setLevel(handler.level)
-    log_scrapy_info(settings)
-    try:
-        yield
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(level)
-        handler.close()
-
-
-@contextmanager
-def last_resort_logging() -> Iterator[None]:
-    """What a new process does with a warning logged before Scrapy configures logging (the
-    crawl command's checks): :data:`logging.lastResort`, the message alone on stderr."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setLevel(logging.WARNING)
-    root = logging.getLogger()
-    root.addHandler(handler)
-    try:
-        yield
-    finally:
-        root.removeHandler(handler)
 
 
 @contextmanager
