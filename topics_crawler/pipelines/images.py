@@ -127,7 +127,8 @@ class StoryImagesPipeline(ImagesPipeline):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         if not crawler.settings.getbool("IMAGES_ENABLED"):
-            raise NotConfigured("IMAGES_ENABLED is off")
+            # off by default: a NotConfigured without a message, so Scrapy warns of nothing
+            raise NotConfigured
         return super().from_crawler(crawler)
 
     # --- requests -----------------------------------------------------------------------
