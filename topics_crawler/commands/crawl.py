@@ -57,6 +57,7 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.misc import load_object
 
+from topics_crawler.commands.quiet_start import startup_lists_at_debug
 from topics_crawler.commands.refusal import (
     Refusal,
     command_name,
@@ -258,17 +259,19 @@ class Command(ScrapyCrawlCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         """Scrapy's crawl, through the public ``CrawlerProcess`` API, keeping the crawler.
 
-        The crawler is kept to read its verdict once the crawl is over. (Scrapy's own
+        The crawler is kept to read its verdict once the crawl is over; Scrapy's start-up
+        lists are logged at DEBUG (:mod:`topics_crawler.commands.quiet_start`). (Scrapy's own
         ``run`` also warns when ``-o`` is given with the feed exporter disabled; this
         project always enables it.)
         """
         assert self.crawler_process is not None
-        crawler = self.crawler_process.create_crawler(args[0])
-        started = self.crawler_process.crawl(crawler, **opts.spargs)
-        not_started: list[str] = []
-        if isinstance(started, asyncio.Future):
-            started.add_done_callback(lambda task: not_started.extend(start_failure(task)))
-        self.crawler_process.start()
+        with startup_lists_at_debug():
+            crawler = self.crawler_process.create_crawler(args[0])
+            started = self.crawler_process.crawl(crawler, **opts.spargs)
+            not_started: list[str] = []
+            if isinstance(started, asyncio.Future):
+                started.add_done_callback(lambda task: not_started.extend(start_failure(task)))
+            self.crawler_process.start()
         for reason in not_started:
             self.say(command_says(args[0], f"crawl not started: {reason}"))
         if self.crawler_process.bootstrap_failed:
