@@ -27,9 +27,9 @@ from topics_crawler.middlewares.blocked import (
     Challenge,
     SigninWall,
 )
+from topics_crawler.middlewares.download_failures import download_failure_reason
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
 from topics_crawler.signals import host_paused
-from topics_crawler.spiders._helpers import failure_reason
 
 
 def test_retries_are_returned_at_once_nothing_awaits() -> None:
@@ -51,7 +51,7 @@ def test_challenge_is_retried_with_the_render_hook_then_fails_as_challenge() -> 
     with pytest.raises(Challenge) as raised:
         middleware.process_response(sent(middleware, second), challenge_response())
     assert raised.value.status == 503
-    assert failure_reason(Failure(raised.value)) == "challenge"  # what the spider reports
+    assert download_failure_reason(Failure(raised.value)) == "challenge"  # what the spider reports
     stats = middleware.crawler.stats
     assert stats is not None
     assert stats.get_value("blocked/challenge") == 3
@@ -113,7 +113,7 @@ def test_dont_retry_fails_at_once_as_signin_wall() -> None:
     redirect = Response(STORY, status=302, headers={"Location": "/m/signin"})
     with pytest.raises(SigninWall) as raised:
         middleware.process_response(request, redirect)
-    assert failure_reason(Failure(raised.value)) == "signin_wall"
+    assert download_failure_reason(Failure(raised.value)) == "signin_wall"
 
 
 def test_ordinary_pages_pass_through() -> None:

@@ -17,10 +17,10 @@ from topics_crawler.middlewares.blocked import (
     BlockedPageMiddleware,
     WafRefusal,
 )
+from topics_crawler.middlewares.download_failures import download_failure_reason
 from topics_crawler.middlewares.refused import SiteRefused
 from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.signals import host_paused, plain_http_refused
-from topics_crawler.spiders._helpers import failure_reason
 
 
 def make_waf_middleware(mode: str = "auto") -> tuple[BlockedPageMiddleware, list[str]]:
@@ -89,13 +89,13 @@ def test_a_custom_domain_refused_for_good_fails_its_pages_and_only_its(
     rendered = sent(middleware, Request(custom, meta={"entity_kind": "story", "playwright": True}))
     with pytest.raises(WafRefusal) as raised:
         middleware.process_response(rendered, waf_response(custom))
-    assert failure_reason(Failure(raised.value)) == "waf"
+    assert download_failure_reason(Failure(raised.value)) == "waf"
     [line] = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert line.startswith("oxidized.dev refused the crawl")
     later = Request("https://oxidized.dev/y-2b3c4d5e6f70", meta={"entity_kind": "story"})
     with pytest.raises(SiteRefused) as skipped:  # later requests to the host: never sent
         middleware.process_request(later)
-    assert failure_reason(Failure(skipped.value)) == "refused_by_site"
+    assert download_failure_reason(Failure(skipped.value)) == "refused_by_site"
     stats = middleware.crawler.stats
     assert stats is not None
     assert stats.get_value("refused_by_site/skipped") == 1

@@ -21,7 +21,7 @@ from twisted.python.failure import Failure
 
 from tests.crawl_helpers import ROOT
 from topics_crawler.commands.settings_check import settings_error
-from topics_crawler.spiders._helpers import failure_status
+from topics_crawler.middlewares.download_failures import failure_status
 
 SECRET = "sid=1:abcdefghijklmnop"
 

@@ -9,6 +9,7 @@ from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
+from topics_crawler.middlewares.download_failures import download_failure_reason
 from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.safety.links import (
     LinkSafetyMiddleware,
@@ -17,7 +18,6 @@ from topics_crawler.safety.links import (
     is_private_host,
     mirror_netloc,
 )
-from topics_crawler.spiders._helpers import failure_reason
 
 MIRROR = "http://127.0.0.1:8123"
 
@@ -118,7 +118,7 @@ def test_refusals_are_counted_logged_and_reported_as_unsafe_url(
         error = refused(middleware, Request(long_url))
         refused(middleware, Request("https://evil.example/"))
     assert error.reason == "too_long"
-    assert failure_reason(Failure(error)) == "unsafe_url"
+    assert download_failure_reason(Failure(error)) == "unsafe_url"
     stats = middleware.crawler.stats
     assert stats is not None
     assert stats.get_value("safety/refused/too_long") == 1

@@ -39,11 +39,11 @@ from scrapy.pipelines.images import ImagesPipeline
 from scrapy.pipelines.media import FileException
 
 from topics_crawler.items import Story
+from topics_crawler.middlewares.download_failures import failure_status
 from topics_crawler.middlewares.render_policy import ENTITY_KIND_META
 from topics_crawler.output.sidecar import sidecar_path
 from topics_crawler.pages.markdown import IMAGE_URL, image_links
 from topics_crawler.signals import page_failed
-from topics_crawler.spiders._helpers import failure_status
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -49,10 +49,11 @@ from topics_crawler.graphql.author_archive import (
 from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
 from topics_crawler.items import Author
 from topics_crawler.items.values import format_timestamp
+from topics_crawler.middlewares.download_failures import failure_status
 from topics_crawler.pages import ListingCursor, PageResult, parse_page
 from topics_crawler.pages.author import AUTHOR_STORIES
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
-from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._helpers import OptionsSpider, request_of
 from topics_crawler.spiders._paging import (
     Callbacks,
     Pager,

@@ -52,6 +52,7 @@ from topics_crawler import settings as defaults
 from topics_crawler.extensions.progress import HISTORY_LISTED_PREFIX
 from topics_crawler.items import TagStory
 from topics_crawler.items.listing import ARCHIVE
+from topics_crawler.middlewares.download_failures import failure_status
 from topics_crawler.pages import WHOLE_PAGE_SOURCES, Document, PageResult
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.pages.tag_archive import (
@@ -62,12 +63,7 @@ from topics_crawler.pages.tag_archive import (
     read_tag_archive,
 )
 from topics_crawler.scheduling.queue_length import requests_waiting
-from topics_crawler.spiders._helpers import (
-    OptionsSpider,
-    failure_status,
-    request_of,
-    response_encoding,
-)
+from topics_crawler.spiders._helpers import OptionsSpider, request_of, response_encoding
 from topics_crawler.spiders._listing_requests import (
     WaitingCount,
     fallback_request,

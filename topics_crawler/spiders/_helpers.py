@@ -1,22 +1,19 @@
 """What the spider and its parts share: what a part needs of the spider, entity keys,
-failure reasons, response encodings."""
+a failure's request, response encodings (a failed download's reason and status:
+:mod:`topics_crawler.middlewares.download_failures`)."""
 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from scrapy import Request
-from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler.items import Author, Item, Publication, Story, TagEdge, TagPage, TagStory
 from topics_crawler.items.access import FULL, FULL_WITH_SESSION
-from topics_crawler.middlewares.blocked import BlockedPage
-from topics_crawler.middlewares.refused import SiteRefused
 from topics_crawler.urls import is_medium_domain
 
 if TYPE_CHECKING:
@@ -67,37 +64,10 @@ def seen_with_session(story: Story) -> Story:
     return story
 
 
-def failure_reason(failure: Failure) -> str:
-    """Short snake_case reason for a download failure (``timeout_error``, ``dns_lookup_error``);
-    ``too_large`` for a response Scrapy cancelled past ``DOWNLOAD_MAXSIZE`` (the only reason
-    its HTTP handlers cancel a download) or whose body grew past it while being
-    decompressed (a gzip bomb: ``HttpCompressionMiddleware`` ignores it, the error it
-    raises from carries the ``decompressed_size`` it reached)."""
-    if isinstance(failure.value, DownloadCancelledError) or _decompressed_too_large(failure.value):
-        return "too_large"
-    if isinstance(failure.value, BlockedPage | SiteRefused):
-        return failure.value.reason  # challenge, signin_wall, waf, refused_by_site
-    name = type(failure.value).__name__
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def _decompressed_too_large(error: BaseException | None) -> bool:
-    return isinstance(error, IgnoreRequest) and hasattr(error.__cause__, "decompressed_size")
-
-
 def request_of(failure: Failure) -> Request:
     """The request of a failure an errback receives (Scrapy sets ``failure.request``)."""
     request: Request = failure.request  # type: ignore[attr-defined]
     return request
-
-
-def failure_status(failure: Failure) -> tuple[int | None, str]:
-    """``(HTTP status, reason)`` of a failed request: ``http_<status>`` for an HTTP error
-    status, else the download error's (or a block's own status and) reason."""
-    response = getattr(failure.value, "response", None)
-    if response is not None:
-        return response.status, f"http_{response.status}"
-    return getattr(failure.value, "status", None), failure_reason(failure)
 
 
 def response_encoding(response: Response) -> str | None:

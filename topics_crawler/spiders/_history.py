@@ -68,10 +68,11 @@ from topics_crawler.graphql.drift import GRAPHQL_ERROR_STATUSES, failure_detail
 from topics_crawler.items import TagStory
 from topics_crawler.items.listing import HISTORY
 from topics_crawler.items.values import format_timestamp
+from topics_crawler.middlewares.download_failures import failure_status
 from topics_crawler.middlewares.render_policy import HISTORY_FALLBACK
 from topics_crawler.pages import PageResult
 from topics_crawler.scheduling.queue_length import requests_waiting
-from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.spiders._helpers import OptionsSpider, request_of
 from topics_crawler.spiders._history_span import history_ranges, in_history_days
 from topics_crawler.spiders._listing_requests import (
     WaitingCount,

@@ -21,11 +21,12 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler.items import Item
+from topics_crawler.middlewares.download_failures import failure_status
 from topics_crawler.pages import PageKind, PageResult, parse_page
 from topics_crawler.pages.coverage import record_coverage
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META
 from topics_crawler.signals import page_failed
-from topics_crawler.spiders._helpers import failure_status, request_of, response_encoding
+from topics_crawler.spiders._helpers import request_of, response_encoding
 from topics_crawler.spiders._left_medium import LeftMediumHosts
 from topics_crawler.spiders._missing_tags import MissingTags, missing_tag
 from topics_crawler.spiders._refetch import Refetcher

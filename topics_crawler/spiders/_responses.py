@@ -52,7 +52,8 @@ from topics_crawler.graphql.post_responses import (
 )
 from topics_crawler.items import Story, StoryResponse
 from topics_crawler.items.values import format_timestamp
-from topics_crawler.spiders._helpers import OptionsSpider, failure_status, request_of
+from topics_crawler.middlewares.download_failures import failure_status
+from topics_crawler.spiders._helpers import OptionsSpider, request_of
 from topics_crawler.spiders._paging import (
     Callbacks,
     Pager,
