@@ -10,15 +10,15 @@ import pyarrow as pa
 import pytest
 
 from tests.crawl_helpers import crawl_in_process
-from topics_crawler.report import build_report
-from topics_crawler.report.audit import (
+from topics_crawler.dataset.audit import (
     UNCOUNTED_LISTING,
-    audit_tables,
     completeness,
     held_of_rows,
     held_of_table,
     listing_of,
 )
+from topics_crawler.report import build_report
+from topics_crawler.report.audit import audit_tables
 from topics_crawler.site.content import default_site, expected_entities
 from topics_crawler.site.server import SiteServer
 

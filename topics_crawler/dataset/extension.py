@@ -32,6 +32,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from topics_crawler.dataset import lock
+from topics_crawler.dataset.audit import load_audit
 from topics_crawler.dataset.commit import commit_stage, decode_rows, utc_now
 from topics_crawler.dataset.layout import ENTITIES, ENTITY_OF, MANIFEST_NAME, STAGING_NAME
 from topics_crawler.dataset.manifest import check_schema_version, manifest_text, read_manifest
@@ -98,7 +99,6 @@ def json_safe(value: Any) -> Any:
 def record_audit(dataset_dir: Path) -> None:
     """Put the completeness audit of the committed dataset into its manifest (``audit``);
     derived data, so a failure is one warning and the dataset stays as committed."""
-    from topics_crawler.report.audit import load_audit  # noqa: PLC0415 (the report's reader)
 
     path = dataset_dir / MANIFEST_NAME
     temporary = path.with_name(f".{path.name}.audit")

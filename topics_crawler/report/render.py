@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from topics_crawler.dataset import ENTITIES
+from topics_crawler.dataset.audit import load_audit
 from topics_crawler.report import summary
-from topics_crawler.report.audit import audit_tables, load_audit
+from topics_crawler.report.audit import audit_tables
 from topics_crawler.report.load import ReportData, load_failures
 from topics_crawler.report.topic_graph import NO_EDGES, TopicGraph, caption, load_topic_graph, svg
 from topics_crawler.report.web import table, web_page
@@ -56,7 +57,7 @@ def topic_graph_of(data: ReportData) -> TopicGraph | None:
 
 
 def completeness_of(data: ReportData) -> dict[str, Any]:
-    """The completeness audit of the dataset (:mod:`topics_crawler.report.audit`)."""
+    """The completeness audit of the dataset (:mod:`topics_crawler.dataset.audit`)."""
     return load_audit(data.directory, data.manifest)
 
 
