@@ -10,7 +10,7 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.utils.test import get_crawler
 
 from topics_crawler.middlewares.blocked import BlockedPageMiddleware
-from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
+from topics_crawler.scheduling.not_before import RETRY_NOT_BEFORE_META
 
 STORY = "https://medium.com/@ev/welcome-to-medium-9e53ca408c48"
 CLOUDFLARE_PAGE = """<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title>

@@ -8,12 +8,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.middlewares.mirror import (
-    MEDIUM_CUSTOM_DOMAIN_META,
-    MediumMirrorMiddleware,
-    MirrorMap,
-)
+from topics_crawler.middlewares.mirror import MediumMirrorMiddleware, MirrorMap
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, CanonicalUrlFingerprinter
+from topics_crawler.urls import MEDIUM_CUSTOM_DOMAIN_META
 
 BASE = "http://127.0.0.1:8123"
 

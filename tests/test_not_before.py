@@ -13,9 +13,9 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.squeues import PickleLifoDiskQueue
 from scrapy.utils.test import get_crawler
 
-from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.scheduling.not_before import (
     LOOKAHEAD,
+    RETRY_NOT_BEFORE_META,
     SLOT_HELD_MAX,
     NotBeforeGate,
     NotBeforePriorityQueue,

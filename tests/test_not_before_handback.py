@@ -28,8 +28,8 @@ from scrapy.utils.test import get_crawler
 
 from tests.services import RedisServer
 from tests.test_not_before import NOW, Timers
-from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.scheduling.not_before import (
+    RETRY_NOT_BEFORE_META,
     SLOT_HELD_MAX,
     NotBeforeGate,
     NotBeforePriorityQueue,

@@ -19,7 +19,7 @@ from topics_crawler.middlewares.blocked import (
 )
 from topics_crawler.middlewares.download_failures import download_failure_reason
 from topics_crawler.middlewares.refused import SiteRefused
-from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
+from topics_crawler.scheduling.not_before import RETRY_NOT_BEFORE_META
 from topics_crawler.signals import host_paused, plain_http_refused
 
 

@@ -10,7 +10,6 @@ from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from topics_crawler.middlewares.download_failures import download_failure_reason
-from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.safety.links import (
     LinkSafetyMiddleware,
     UnsafeUrl,
@@ -18,6 +17,7 @@ from topics_crawler.safety.links import (
     is_private_host,
     mirror_netloc,
 )
+from topics_crawler.urls import MEDIUM_CUSTOM_DOMAIN_META
 
 MIRROR = "http://127.0.0.1:8123"
 

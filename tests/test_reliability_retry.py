@@ -20,12 +20,12 @@ from tests.crawl_helpers import crawl_in_process
 from tests.fixture_cases import FIXTURES
 from tests.services import serving
 from topics_crawler.middlewares.retry_after import (
-    RETRY_NOT_BEFORE_META,
     RetryAfterMiddleware,
     RetryWaitPolicy,
     backoff_delay,
     parse_retry_after,
 )
+from topics_crawler.scheduling.not_before import RETRY_NOT_BEFORE_META
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 URL = "https://medium.com/tag/llm"

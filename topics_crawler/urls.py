@@ -18,6 +18,8 @@ from w3lib.url import canonicalize_url
 MEDIUM_HOST = "medium.com"
 MEDIUM_ROOT = "https://medium.com"
 MAX_URL_LENGTH = 2048
+#: Request meta flag set by spiders: this host is a publication's custom domain on Medium.
+MEDIUM_CUSTOM_DOMAIN_META = "medium_custom_domain"
 
 LinkKind = Literal["story", "author", "publication", "tag"]
 

@@ -16,6 +16,9 @@ from topics_crawler import settings as defaults
 
 RenderMode = Literal["auto", "always", "never"]
 RENDER_MODES: tuple[RenderMode, ...] = ("auto", "always", "never")
+#: scrapy-playwright's context name of a request, and the prefix of a fresh context's name.
+CONTEXT_META = "playwright_context"
+FRESH_CONTEXT_PREFIX = "fresh-"
 
 
 @dataclass(frozen=True)

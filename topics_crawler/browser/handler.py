@@ -35,7 +35,7 @@ from scrapy.utils.misc import load_object
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from topics_crawler.browser.address_guard import BrowserAddressGuard
-from topics_crawler.middlewares.render_policy import CONTEXT_META, FRESH_CONTEXT_PREFIX
+from topics_crawler.browser.config import CONTEXT_META, FRESH_CONTEXT_PREFIX
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

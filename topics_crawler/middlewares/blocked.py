@@ -47,9 +47,10 @@ from scrapy.http import Response
 
 from topics_crawler.browser.config import BrowserConfig
 from topics_crawler.middlewares.refused import SiteRefusals, refusal_line, refusal_scope
-from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META, backoff_delay
+from topics_crawler.middlewares.retry_after import backoff_delay
 from topics_crawler.pages._blocked import Block, BlockReason, detect_block, is_signin_url
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
+from topics_crawler.scheduling.not_before import RETRY_NOT_BEFORE_META
 from topics_crawler.signals import host_paused, plain_http_refused
 
 if TYPE_CHECKING:

@@ -33,15 +33,13 @@ from scrapy.http import Response
 
 from topics_crawler import settings as defaults
 from topics_crawler.scheduling.fingerprint import CANONICAL_URL_META, MIRROR_URL_META
-from topics_crawler.urls import MEDIUM_HOST, MEDIUM_ROOT
+from topics_crawler.urls import MEDIUM_CUSTOM_DOMAIN_META, MEDIUM_HOST, MEDIUM_ROOT
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
 HOST_PREFIX = "/_host/"
-#: Request meta flag set by spiders: this host is a publication's custom domain on Medium.
-MEDIUM_CUSTOM_DOMAIN_META = "medium_custom_domain"
 
 
 #: Seconds the start-up check waits for the mirror to accept a connection.

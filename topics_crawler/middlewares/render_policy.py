@@ -53,7 +53,7 @@ from topics_crawler.browser.actions import (
     load_more_outcome,
     tag_page_actions,
 )
-from topics_crawler.browser.config import BrowserConfig
+from topics_crawler.browser.config import CONTEXT_META, FRESH_CONTEXT_PREFIX, BrowserConfig
 from topics_crawler.middlewares.blocked import (
     RENDER_REASON_META,
     canonical_of,
@@ -81,9 +81,6 @@ ENTITY_KIND_META = "entity_kind"
 HISTORY_FALLBACK = "history_fallback"
 #: scrapy-zyte-api's per-request parameters of its transparent mode.
 ZYTE_AUTOMAP_META = "zyte_api_automap"
-#: scrapy-playwright's context name of a request, and the prefix of a fresh context's name.
-CONTEXT_META = "playwright_context"
-FRESH_CONTEXT_PREFIX = "fresh-"
 
 
 def zyte_render_parameters(kind: str) -> dict[str, Any]:

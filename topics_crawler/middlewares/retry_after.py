@@ -36,6 +36,7 @@ from scrapy.http import Response
 from scrapy.utils.misc import load_object
 
 from topics_crawler import settings as defaults
+from topics_crawler.scheduling.not_before import RETRY_NOT_BEFORE_META
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TOO_MANY_REQUESTS = 429
-#: Request meta key: epoch seconds before which a retry should not be sent.
-RETRY_NOT_BEFORE_META = "retry_not_before"
 
 
 def parse_retry_after(value: str | bytes | None, now: datetime | None = None) -> float | None:

@@ -34,9 +34,13 @@ from scrapy import Request
 from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
 from twisted.internet.error import DNSLookupError
 
-from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.safety.resolver import REFUSED
-from topics_crawler.urls import MAX_URL_LENGTH, MEDIUM_ROOT, is_medium_domain
+from topics_crawler.urls import (
+    MAX_URL_LENGTH,
+    MEDIUM_CUSTOM_DOMAIN_META,
+    MEDIUM_ROOT,
+    is_medium_domain,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -59,7 +59,6 @@ from scrapy.utils.asyncio import CallLaterResult, call_later
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from topics_crawler import settings as defaults
-from topics_crawler.middlewares.retry_after import RETRY_NOT_BEFORE_META
 from topics_crawler.signals import host_paused
 
 if TYPE_CHECKING:
@@ -70,6 +69,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: A paced slot (one with a delay) gets a request when fewer than this many wait in it.
+#: Request meta key: epoch seconds before which a retry should not be sent (set by the
+#: retry middlewares, held back here until then).
+RETRY_NOT_BEFORE_META = "retry_not_before"
 SLOT_QUEUE_AHEAD = 2
 #: Requests the gate holds at most for one paused or busy slot (retries waiting for
 #: their own time are not counted against it).

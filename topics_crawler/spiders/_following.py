@@ -14,13 +14,12 @@ from scrapy import Request
 
 from topics_crawler.items import Item, Story, TagPage, TagStory
 from topics_crawler.items.merge import ENTITY_KEY_META, link_identity, merge_items
-from topics_crawler.middlewares.mirror import MEDIUM_CUSTOM_DOMAIN_META
 from topics_crawler.pages import PageResult
 from topics_crawler.pipelines.access import wanted
 from topics_crawler.spiders._arguments import CrawlOptions
 from topics_crawler.spiders._helpers import item_key
 from topics_crawler.spiders._page_outcomes import PageOutcomes
-from topics_crawler.urls import MediumLink, is_medium_domain
+from topics_crawler.urls import MEDIUM_CUSTOM_DOMAIN_META, MediumLink, is_medium_domain
 
 #: Entity kind → its ``-a follow`` / ``-a cards`` value.
 FOLLOW_KEY = {"story": "stories", "author": "authors", "publication": "publications"}
