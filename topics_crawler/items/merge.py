@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -157,7 +157,7 @@ def merge_records(item_type: str, earlier: dict[str, Any], later: dict[str, Any]
                 merged[moving] = other.get(moving)
     for name, how in keep.items():
         first, second = earlier.get(name), later.get(name)
-        merged[name] = _later(first, second) if how == "latest" else _earlier(first, second)
+        merged[name] = _either(first, second, max if how == "latest" else min)
     if took_other:  # the row's values came from both: it names the layers of both
         merged[DATA_SOURCE] = join_sources(richer.get(DATA_SOURCE), other.get(DATA_SOURCE))
     return merged
@@ -203,19 +203,11 @@ def extends(longer: Any, shorter: Any) -> bool:
     return longer.startswith(stem.rstrip())
 
 
-def _later(first: Any, second: Any) -> Any:
-    """The later of two ISO timestamps (they sort as strings); the set one if only one is."""
+def _either(first: Any, second: Any, pick: Callable[[str, str], str]) -> Any:
+    """``pick`` (``max``: the later, ``min``: the earlier) of two ISO timestamps (they sort as
+    strings); the set one if only one is."""
     if not isinstance(first, str):
         return second
     if not isinstance(second, str):
         return first
-    return max(first, second)
-
-
-def _earlier(first: Any, second: Any) -> Any:
-    """The earlier of two ISO timestamps; the set one if only one is."""
-    if not isinstance(first, str):
-        return second
-    if not isinstance(second, str):
-        return first
-    return min(first, second)
+    return pick(first, second)
