@@ -49,6 +49,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from topics_crawler import settings as defaults
+from topics_crawler.extensions.failures import GONE_STATUSES
 from topics_crawler.extensions.progress import HISTORY_LISTED_PREFIX
 from topics_crawler.items import TagStory
 from topics_crawler.items.listing import ARCHIVE
@@ -70,7 +71,7 @@ from topics_crawler.spiders._listing_requests import (
     listing_priority,
 )
 from topics_crawler.spiders._memberships import listed_stories
-from topics_crawler.spiders._missing_tags import NOT_FOUND_STATUSES, MissingTags
+from topics_crawler.spiders._missing_tags import MissingTags
 from topics_crawler.spiders._paging import (
     Callbacks,
     Pager,
@@ -224,7 +225,7 @@ class DayArchiveWalker(Pager[ArchiveWalk]):
         walk.pages += 1
         status, reason = failure_status(failure)
         archive_root = walk.pages == 1 and walk.current.level == "archive"
-        if self.missing is not None and archive_root and status in NOT_FOUND_STATUSES:
+        if self.missing is not None and archive_root and status in GONE_STATUSES:
             fetched = request_of(failure).url  # the tag's archive itself: no such tag
             self.missing.record(walk.tag, walk.tag_url, status, fetched=fetched)
             return iter(())

@@ -24,20 +24,20 @@ from typing import Any, Protocol
 from scrapy.statscollectors import StatsCollector
 
 from topics_crawler.errors import TAG_NOT_FOUND_STAT
+from topics_crawler.extensions.failures import GONE_STATUSES
 from topics_crawler.spiders._helpers import Logger, OptionsSpider
 from topics_crawler.spiders._paging import ReportingSpider
 from topics_crawler.urls import classify_url
 
 #: The failure reason of a tag that does not exist (``failures.jsonl``).
 TAG_NOT_FOUND = "tag_not_found"
-NOT_FOUND_STATUSES = frozenset({404, 410})
 MISSING_RELATED_STAT = "tags/missing_related"
 
 
 def missing_tag(kind: str, status: int | None, url: str, meta: Mapping[str, Any]) -> str | None:
     """The slug of the tag a failed request of its tag page or feed says does not exist
     (a 404/410), or None."""
-    if status not in NOT_FOUND_STATUSES:
+    if status not in GONE_STATUSES:  # the statuses of a page that does not exist
         return None
     if kind == "feed":
         slug = meta.get("feed_tag")
