@@ -33,7 +33,13 @@ from topics_crawler.errors import (
     exit_code,
 )
 from topics_crawler.extensions.failures import FAILURES_FILE_STAT, FAILURES_LISTED_STAT
-from topics_crawler.extensions.summary import KEEP_ITEMS, VERDICTS, found_text, tags_not_found
+from topics_crawler.extensions.summary import (
+    KEEP_ITEMS,
+    VERDICTS,
+    found_text,
+    output_places,
+    tags_not_found,
+)
 from topics_crawler.output.feeds import local_feed_path
 
 if TYPE_CHECKING:
@@ -67,9 +73,8 @@ def what_was_written(stats: Mapping[str, Any], settings: BaseSettings) -> str:
     """``data in <where>`` (a dataset's ``: nothing new or changed``); for feeds, that nothing
     new was written (a feed is left as it was: ``FEED_STORE_EMPTY`` is off); or that the
     items went nowhere."""
-    dataset = settings.get("DATASET_DIR")
-    feeds = [str(uri) for uri in settings.getdict("FEEDS")]
-    where = str(dataset) if dataset else ", ".join([u for u in feeds if _written(u)] or feeds)
+    dataset, places = settings.get("DATASET_DIR"), output_places(settings)
+    where = ", ".join(places if dataset else [u for u in places if _written(u)] or places)
     if not where:
         return f"no output: the items went nowhere; keep them next time with {KEEP_ITEMS}"
     if int(stats.get("item_scraped_count", 0)):

@@ -62,9 +62,16 @@ NO_OUTPUT_WARNING = (
 )
 
 
+def output_places(settings: BaseSettings) -> list[str]:
+    """Where the crawl writes its items: the dataset directory, else its feeds' URIs (``-o``/
+    ``-O``, ``FEEDS``); none when its items go nowhere."""
+    dataset = settings.get("DATASET_DIR")
+    return [str(dataset)] if dataset else [str(uri) for uri in settings.getdict("FEEDS")]
+
+
 def has_output(settings: BaseSettings) -> bool:
     """The crawl writes its items somewhere: a feed (``-o``/``-O``, ``FEEDS``) or a dataset."""
-    return bool(settings.get("DATASET_DIR") or settings.getdict("FEEDS"))
+    return bool(output_places(settings))
 
 
 def entity_counts(item_type: str, stats: Mapping[str, Any]) -> dict[str, int]:
@@ -83,12 +90,9 @@ def entity_counts(item_type: str, stats: Mapping[str, Any]) -> dict[str, int]:
 
 def where_the_data_is(settings: BaseSettings) -> str:
     """``data in <DATASET_DIR>``, else ``data in <feed>, <feed>``, else ``no output``."""
-    dataset = settings.get("DATASET_DIR")
-    if dataset:
-        return f"data in {dataset}"
-    feeds = [str(uri) for uri in settings.getdict("FEEDS")]
-    if feeds:
-        return f"data in {', '.join(feeds)}"
+    places = output_places(settings)
+    if places:
+        return f"data in {', '.join(places)}"
     return "no output (give -o FILE or -s DATASET_DIR=…)"
 
 
